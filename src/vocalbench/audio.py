@@ -1,0 +1,138 @@
+"""The one module that reads and writes audio.
+
+Everything else gets float32 mono arrays from here. Bad files raise ``AudioError`` naming the
+file and what is wrong, so callers can record a per-item error instead of crashing a batch.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+
+class AudioError(ValueError):
+    """A file that cannot be used as audio; the message names the file and the problem."""
+
+    def __init__(self, path: str | Path, problem: str) -> None:
+        super().__init__(f"{path}: {problem}")
+        self.path = str(path)
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class AudioInfo:
+    sample_rate: int
+    frames: int
+    channels: int
+
+    @property
+    def duration(self) -> float:
+        return self.frames / self.sample_rate if self.sample_rate else 0.0
+
+
+def info(path: str | Path) -> AudioInfo:
+    import soundfile as sf
+
+    p = Path(path)
+    if not p.exists():
+        raise AudioError(p, "file not found")
+    if p.stat().st_size == 0:
+        raise AudioError(p, "file is empty")
+    try:
+        i = sf.info(str(p))
+    except Exception as exc:  # soundfile raises its own LibsndfileError / RuntimeError
+        raise AudioError(p, f"not a readable audio file ({exc})") from exc
+    return AudioInfo(sample_rate=int(i.samplerate), frames=int(i.frames), channels=int(i.channels))
+
+
+def duration(path: str | Path) -> float:
+    return info(path).duration
+
+
+def load(path: str | Path, sample_rate: int | None = None, min_seconds: float = 0.0) -> tuple[np.ndarray, int]:
+    """Read a file as float32 mono in [-1, 1], optionally resampled to ``sample_rate``."""
+    import soundfile as sf
+
+    p = Path(path)
+    info(p)  # existence / emptiness / readability checks with clear messages
+    try:
+        data, sr = sf.read(str(p), dtype="float32", always_2d=True)
+    except Exception as exc:
+        raise AudioError(p, f"cannot decode audio ({exc})") from exc
+    mono = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
+    if mono.size == 0:
+        raise AudioError(p, "contains no samples")
+    if not np.all(np.isfinite(mono)):
+        raise AudioError(p, "contains NaN or infinite samples")
+    if sample_rate is not None and sr != sample_rate:
+        mono = resample(mono, sr, sample_rate)
+        sr = sample_rate
+    if mono.size / sr < min_seconds:
+        raise AudioError(p, f"too short ({mono.size / sr:.3f} s < {min_seconds} s)")
+    return np.ascontiguousarray(mono, dtype=np.float32), int(sr)
+
+
+def resample(x: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
+    """Polyphase resampling (scipy), exact for integer ratios."""
+    from math import gcd
+
+    from scipy.signal import resample_poly
+
+    if sr_in == sr_out:
+        return x.astype(np.float32, copy=False)
+    g = gcd(sr_in, sr_out)
+    return resample_poly(x, sr_out // g, sr_in // g).astype(np.float32)
+
+
+def write(path: str | Path, samples: np.ndarray, sample_rate: int, subtype: str = "PCM_16") -> Path:
+    """Write mono float samples as WAV (16-bit PCM by default), creating parent folders."""
+    import soundfile as sf
+
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    x = np.asarray(samples, dtype=np.float32)
+    if x.ndim != 1:
+        raise ValueError(f"{p}: expected mono samples, got shape {x.shape}")
+    tmp = p.with_name(p.name + ".part")
+    sf.write(str(tmp), np.clip(x, -1.0, 1.0), sample_rate, subtype=subtype, format="WAV")
+    tmp.replace(p)
+    return p
+
+
+def to_wav_bytes(samples: np.ndarray, sample_rate: int) -> bytes:
+    import soundfile as sf
+
+    buf = io.BytesIO()
+    sf.write(buf, np.clip(np.asarray(samples, dtype=np.float32), -1, 1), sample_rate, subtype="PCM_16", format="WAV")
+    return buf.getvalue()
+
+
+def from_wav_bytes(data: bytes, name: str = "<bytes>") -> tuple[np.ndarray, int]:
+    import soundfile as sf
+
+    try:
+        x, sr = sf.read(io.BytesIO(data), dtype="float32", always_2d=True)
+    except Exception as exc:
+        raise AudioError(name, f"cannot decode audio ({exc})") from exc
+    return (x.mean(axis=1) if x.shape[1] > 1 else x[:, 0]).astype(np.float32), int(sr)
+
+
+def pcm16_to_float(data: bytes) -> np.ndarray:
+    return np.frombuffer(data, dtype="<i2").astype(np.float32) / 32768.0
+
+
+def float_to_pcm16(x: np.ndarray) -> bytes:
+    return (np.clip(x, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
+
+
+def content_hash(path: str | Path) -> str:
+    """sha256 of the file's bytes: the cache key of everything computed from audio."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

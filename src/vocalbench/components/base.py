@@ -1,0 +1,136 @@
+"""Interfaces of the pluggable components: ASR, TTS, MOS, emotion classifier, chat LLM.
+
+Batch methods return one result per input, in input order; a bad input yields a
+``ComponentError`` in its slot instead of failing the whole batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
+
+
+@dataclass(frozen=True)
+class ComponentError:
+    """A per-input failure: which file and why."""
+
+    file: str
+    reason: str
+    message: str = ""
+
+
+class ComponentUnavailable(RuntimeError):
+    """The component cannot run here (no weights configured, model not installed, …).
+
+    ``reason`` is a short code used as an unscored reason, e.g. ``emotion_model_unavailable``.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Transcript:
+    file: str
+    text: str
+    language: str | None = None
+    seconds: float | None = None  # audio duration
+
+
+@runtime_checkable
+class ASR(Protocol):
+    id: str  # e.g. "faster-whisper:base@offline" (recorded in provenance and cache keys)
+
+    def transcribe(self, paths: Sequence[str | Path], lang: str | None = None) -> list[Transcript | ComponentError]:
+        """``lang`` "en"/"zh" forces the language; None auto-detects (code-switched audio)."""
+        ...
+
+
+@runtime_checkable
+class TTS(Protocol):
+    id: str
+    sample_rate: int
+
+    def voices(self, lang: str) -> list[str]: ...
+
+    def synthesize(self, text: str, lang: str, voice: str | None = None, speed: float = 1.0) -> tuple[np.ndarray, int]:
+        """Float32 mono samples at ``sample_rate``."""
+        ...
+
+
+@runtime_checkable
+class MOS(Protocol):
+    id: str
+
+    def score(self, paths: Sequence[str | Path]) -> list[float | ComponentError]: ...
+
+
+@runtime_checkable
+class EmotionClassifier(Protocol):
+    id: str
+
+    def classify(self, paths: Sequence[str | Path]) -> list[dict[str, float] | ComponentError]:
+        """Distribution over EMOTIONS_5, renormalised to sum 1 (METRICS.md)."""
+        ...
+
+
+@dataclass
+class ChatResult:
+    text: str
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    seconds: float = 0.0
+    cached: bool = False
+
+
+@runtime_checkable
+class ChatLLM(Protocol):
+    """An OpenAI-compatible chat endpoint (judge role, or a cascade's brain)."""
+
+    id: str  # model@host, no secrets
+
+    async def chat(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        max_tokens: int = 512,
+        json_mode: bool = False,
+        temperature: float = 0.0,
+        seed: int | None = 0,
+    ) -> ChatResult: ...
+
+
+@dataclass
+class ComponentSpec:
+    """A parsed SPEC string: ``local``/``offline``, ``paper[:PATH]``, ``openai:MODEL[@BASE_URL]``, ``none``."""
+
+    kind: str
+    profile: str  # offline | paper | openai | none | <registered name>
+    model: str | None = None
+    path: str | None = None
+    base_url: str | None = None
+    options: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def parse(cls, kind: str, spec: str) -> ComponentSpec:
+        spec = spec.strip()
+        if spec in ("local", "offline", "default"):
+            return cls(kind, "offline")
+        if spec in ("none", "off"):
+            return cls(kind, "none")
+        head, _, rest = spec.partition(":")
+        if head == "paper":
+            return cls(kind, "paper", path=rest or None)
+        if head == "openai":
+            if not rest:
+                raise ValueError(f"{kind} spec '{spec}': expected openai:MODEL[@BASE_URL]")
+            model, _, base = rest.partition("@")
+            return cls(kind, "openai", model=model, base_url=base or None)
+        return cls(kind, head, model=rest or None)

@@ -1,0 +1,73 @@
+"""The one validated run configuration that every command builds from its flags.
+
+Saved as ``RUN/config.json`` (with package and component versions added at run time). Secrets
+never enter it: API keys are read from the environment by the clients that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+SECRET_ENV = ("VOCALBENCH_JUDGE_API_KEY", "VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY")
+
+
+class RunConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    system: str = "offline"
+    data: str = "mini"
+    lang: Literal["en", "zh"] = "en"
+    subsets: list[str] | None = None  # None: every subset of the language
+    judge: str = "local"
+    asr: str = "offline"
+    mos: str = "offline"
+    emotion: str = "offline"
+    protocol: Literal["v2", "v1"] = "v2"
+    limit: int | None = Field(default=None, ge=1)
+    concurrency: int = Field(default=4, ge=1)
+    judge_concurrency: int = Field(default=2, ge=1)
+    executor: Literal["local", "ray"] = "local"
+    ray_address: str | None = None
+    max_reply_tokens: int = Field(default=160, ge=8)
+    error_threshold: float = Field(default=0.5, gt=0, le=1)  # stop generating past this failed share
+    seed: int = 0
+    quiet: bool = False
+
+    @field_validator("system", "judge", "asr", "mos", "emotion")
+    @classmethod
+    def _no_keys(cls, v: str) -> str:
+        for name in SECRET_ENV:
+            secret = os.environ.get(name)
+            if secret and secret in v:
+                raise ValueError("a SPEC must not contain an API key; pass keys through environment variables")
+        return v
+
+    def save(self, run_dir: str | Path, extra: dict[str, object] | None = None) -> Path:
+        p = Path(run_dir) / "config.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        body = {**self.model_dump(), **(extra or {})}
+        p.write_text(json.dumps(body, ensure_ascii=False, indent=2))
+        return p
+
+    @classmethod
+    def load(cls, run_dir: str | Path) -> RunConfig:
+        p = Path(run_dir) / "config.json"
+        if not p.exists():
+            raise FileNotFoundError(f"{run_dir}: not a run folder (no config.json)")
+        body = json.loads(p.read_text())
+        return cls.model_validate({k: v for k, v in body.items() if k in cls.model_fields})
+
+
+def cache_dir() -> Path:
+    """Where models, synthesised audio and evaluator results are cached (VOCALBENCH_CACHE)."""
+    base = os.environ.get("VOCALBENCH_CACHE") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache"), "vocalbench"
+    )
+    p = Path(base)
+    p.mkdir(parents=True, exist_ok=True)
+    return p

@@ -1,0 +1,224 @@
+"""The run store: one SQLite database (WAL) per run folder.
+
+A run folder holds one system on one language::
+
+    RUN/store.sqlite   samples, replies, scores, judge calls, key/value meta
+    RUN/audio/         reply audio written as it arrives
+    RUN/config.json    resolved config (no secrets)
+    RUN/summary.json   written by scoring
+
+Every write is committed immediately, so a killed process loses at most what was in flight,
+and re-running skips finished work. Keys: replies by (subset, sample_id); scores by
+(subset, sample_id, name, evaluator) where ``evaluator`` is the scorer id@version plus the judge
+id for judge-based scores, so scores of an earlier judge stay beside those of a new one.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from vocalbench.records import Reply, Sample, Score
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS samples (
+    subset TEXT NOT NULL, sample_id TEXT NOT NULL, idx INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (subset, sample_id));
+CREATE TABLE IF NOT EXISTS replies (
+    subset TEXT NOT NULL, sample_id TEXT NOT NULL, failed INTEGER NOT NULL, record TEXT NOT NULL,
+    PRIMARY KEY (subset, sample_id));
+CREATE TABLE IF NOT EXISTS scores (
+    subset TEXT NOT NULL, sample_id TEXT NOT NULL, name TEXT NOT NULL, evaluator TEXT NOT NULL,
+    record TEXT NOT NULL, PRIMARY KEY (subset, sample_id, name, evaluator));
+CREATE TABLE IF NOT EXISTS judge_calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, subset TEXT, sample_id TEXT, model TEXT NOT NULL,
+    prompt_hash TEXT NOT NULL, cached INTEGER NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER,
+    seconds REAL, error TEXT, created REAL DEFAULT (strftime('%s','now')));
+"""
+
+
+class RunStore:
+    """Thread-safe access to one run's SQLite store."""
+
+    def __init__(self, run_dir: str | Path) -> None:
+        self.run_dir = Path(run_dir)
+        self.run_dir.mkdir(parents=True, exist_ok=True)
+        self.path = self.run_dir / "store.sqlite"
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA busy_timeout=30000")
+        self._db.executescript(SCHEMA)
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> RunStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def audio_dir(self) -> Path:
+        d = self.run_dir / "audio"
+        d.mkdir(exist_ok=True)
+        return d
+
+    def _exec(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+        with self._lock:
+            return self._db.execute(sql, tuple(params))
+
+    def _many(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(sql, rows)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    # -- meta ------------------------------------------------------------------------------
+    def set_meta(self, key: str, value: Any) -> None:
+        self._exec("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, ensure_ascii=False)))
+
+    def get_meta(self, key: str, default: Any = None) -> Any:
+        row = self._exec("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    # -- samples ---------------------------------------------------------------------------
+    def add_samples(self, samples: Iterable[Sample]) -> None:
+        self._many(
+            "INSERT OR REPLACE INTO samples VALUES (?, ?, ?, ?)",
+            ((s.subset, s.id, s.index, s.to_json()) for s in samples),
+        )
+
+    def samples(self, subset: str | None = None) -> Iterator[Sample]:
+        sql, params = "SELECT record FROM samples", ()
+        if subset is not None:
+            sql, params = sql + " WHERE subset = ?", (subset,)
+        rows = self._exec(sql + " ORDER BY subset, idx", params).fetchall()
+        for (rec,) in rows:
+            yield Sample.model_validate_json(rec)
+
+    def subsets(self) -> list[str]:
+        return [r[0] for r in self._exec("SELECT DISTINCT subset FROM samples ORDER BY subset").fetchall()]
+
+    # -- replies ---------------------------------------------------------------------------
+    def put_reply(self, reply: Reply) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
+            (reply.subset, reply.sample_id, int(reply.failed), reply.to_json()),
+        )
+
+    def put_replies(self, replies: Iterable[Reply]) -> None:
+        self._many(
+            "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
+            ((r.subset, r.sample_id, int(r.failed), r.to_json()) for r in replies),
+        )
+
+    def get_reply(self, subset: str, sample_id: str) -> Reply | None:
+        row = self._exec(
+            "SELECT record FROM replies WHERE subset = ? AND sample_id = ?", (subset, sample_id)
+        ).fetchone()
+        return None if row is None else Reply.model_validate_json(row[0])
+
+    def replies(self, subset: str | None = None) -> dict[tuple[str, str], Reply]:
+        sql, params = "SELECT record FROM replies", ()
+        if subset is not None:
+            sql, params = sql + " WHERE subset = ?", (subset,)
+        out: dict[tuple[str, str], Reply] = {}
+        for (rec,) in self._exec(sql, params).fetchall():
+            r = Reply.model_validate_json(rec)
+            out[(r.subset, r.sample_id)] = r
+        return out
+
+    def done_reply_keys(self, include_failed: bool = False) -> set[tuple[str, str]]:
+        sql = "SELECT subset, sample_id FROM replies" + ("" if include_failed else " WHERE failed = 0")
+        return {(a, b) for a, b in self._exec(sql).fetchall()}
+
+    # -- scores ----------------------------------------------------------------------------
+    def put_score(self, score: Score, evaluator: str) -> None:
+        self._exec(
+            "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
+            (score.subset, score.sample_id, score.name, evaluator, score.to_json()),
+        )
+
+    def put_scores(self, scores: Iterable[tuple[Score, str]]) -> None:
+        self._many(
+            "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
+            ((s.subset, s.sample_id, s.name, ev, s.to_json()) for s, ev in scores),
+        )
+
+    def scores(self, subset: str | None = None, evaluator: str | None = None) -> list[Score]:
+        sql, conds, params = "SELECT record FROM scores", [], []
+        if subset is not None:
+            conds.append("subset = ?")
+            params.append(subset)
+        if evaluator is not None:
+            conds.append("evaluator = ?")
+            params.append(evaluator)
+        if conds:
+            sql += " WHERE " + " AND ".join(conds)
+        return [Score.model_validate_json(r[0]) for r in self._exec(sql, params).fetchall()]
+
+    def scored_keys(self, subset: str, evaluator: str) -> set[tuple[str, str]]:
+        """(sample_id, name) pairs already scored by ``evaluator`` (unscored ones are retried)."""
+        rows = self._exec(
+            "SELECT sample_id, name, record FROM scores WHERE subset = ? AND evaluator = ?", (subset, evaluator)
+        ).fetchall()
+        return {(sid, name) for sid, name, rec in rows if json.loads(rec).get("unscored") is None}
+
+    def delete_scores(self, subset: str, evaluator: str | None = None) -> None:
+        if evaluator is None:
+            self._exec("DELETE FROM scores WHERE subset = ?", (subset,))
+        else:
+            self._exec("DELETE FROM scores WHERE subset = ? AND evaluator = ?", (subset, evaluator))
+
+    # -- judge accounting ------------------------------------------------------------------
+    def log_judge_call(
+        self,
+        *,
+        subset: str | None,
+        sample_id: str | None,
+        model: str,
+        prompt_hash: str,
+        cached: bool,
+        prompt_tokens: int | None = None,
+        completion_tokens: int | None = None,
+        seconds: float | None = None,
+        error: str | None = None,
+    ) -> None:
+        self._exec(
+            "INSERT INTO judge_calls (subset, sample_id, model, prompt_hash, cached, prompt_tokens,"
+            " completion_tokens, seconds, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (subset, sample_id, model, prompt_hash, int(cached), prompt_tokens, completion_tokens, seconds, error),
+        )
+
+    def judge_usage(self) -> dict[str, Any]:
+        row = self._exec(
+            "SELECT COUNT(*), SUM(cached), SUM(prompt_tokens), SUM(completion_tokens), SUM(seconds)"
+            " FROM judge_calls WHERE error IS NULL"
+        ).fetchone()
+        return {
+            "calls": row[0] or 0,
+            "cached": row[1] or 0,
+            "prompt_tokens": row[2] or 0,
+            "completion_tokens": row[3] or 0,
+            "seconds": round(row[4] or 0.0, 3),
+        }
+
+    def counts(self) -> dict[str, int]:
+        return {
+            t: self._exec(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+            for t in ("samples", "replies", "scores", "judge_calls")
+        }

@@ -1,0 +1,68 @@
+"""The scorer interface and the context scorers run in.
+
+A subset scorer is a small object with an ``id``, a ``version`` and an async ``score`` that turns
+(sample, reply) into one or more named ``Score`` records. Evaluator problems come back as
+``Score(unscored=reason)``; failures of the system under test as ``Score(system_error=reason)``
+with the metric's worst value. Scorers never invent a 0, 1 or -1 for an evaluator failure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from vocalbench.records import Reply, Sample, Score
+
+
+class Judge(Protocol):
+    """The judge role (implemented in components/judge.py)."""
+
+    id: str  # model@host
+
+    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Any: ...
+
+
+@dataclass
+class ScoringContext:
+    """What a scorer may use. Evaluators are reached through async accessors that cache by
+    audio content and raise ``ComponentUnavailable`` when not configured."""
+
+    lang: str
+    protocol: str = "v2"
+    judge: Judge | None = None
+    transcribe: Callable[[Reply, str | None], Awaitable[str]] | None = None
+    mos: Callable[[Reply], Awaitable[float]] | None = None
+    emotion: Callable[[Reply], Awaitable[dict[str, float]]] | None = None
+    audio_duration: Callable[[str], float] | None = None
+    samples: dict[tuple[str, str], Sample] = field(default_factory=dict)
+    replies: dict[tuple[str, str], Reply] = field(default_factory=dict)
+
+
+@dataclass
+class SubsetResult:
+    """One row of ``summary.json``'s ``subsets`` (DESIGN.md)."""
+
+    metric: str
+    value: float | None
+    n: int
+    scored: int
+    unscored: int
+    system_errors: int
+    complete: bool
+    ci95: tuple[float, float] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+    unscored_reasons: dict[str, int] = field(default_factory=dict)
+
+
+class SubsetScorer(Protocol):
+    id: str  # e.g. "knowledge_en"
+    version: str  # bump when the scoring rule or a rubric changes
+    uses_judge: bool
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]: ...
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        """The subset's value from its samples' scores (``all_scores`` gives other subsets,
+        e.g. robust needs robust_clean)."""
+        ...
