@@ -12,7 +12,17 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vocalbench.records import Reply, Sample, Score
+from vocalbench.records import JudgeTrace, Reply, Sample, Score
+
+
+@dataclass
+class Verdict:
+    """A judge's answer to one rubric: ``value`` (1/0 for binary, lo..hi for scale) or ``error``
+    (a short unscored reason such as ``judge_unparseable`` or ``judge_unavailable``)."""
+
+    value: float | None
+    trace: JudgeTrace | None = None
+    error: str | None = None
 
 
 class Judge(Protocol):
@@ -20,7 +30,7 @@ class Judge(Protocol):
 
     id: str  # model@host
 
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Any: ...
+    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict: ...
 
 
 @dataclass
