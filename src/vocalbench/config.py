@@ -35,6 +35,12 @@ class RunConfig(BaseModel):
     ray_address: str | None = None
     max_reply_tokens: int = Field(default=160, ge=8)
     error_threshold: float = Field(default=0.5, gt=0, le=1)  # stop generating past this failed share
+    error_min_count: int = Field(default=10, ge=1)  # ...once at least this many samples finished
+    max_attempts: int = Field(default=4, ge=1)  # per sample: 1 try + retries (429, 5xx, timeouts, broken streams)
+    request_timeout: float = Field(default=180.0, gt=0)  # seconds per attempt
+    stall_timeout: float = Field(default=60.0, gt=0)  # seconds without any event from the system
+    warmup: bool = True  # one untimed call per system before timing
+    history_mode: Literal["text-turns"] = "text-turns"  # multi-round history is sent to systems as text turns
     seed: int = 0
     quiet: bool = False
 

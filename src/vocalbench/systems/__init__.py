@@ -1,10 +1,92 @@
-"""systems layer."""
+"""systems layer: adapters that answer a spoken query with text + audio chunks.
+
+SPEC strings (docs/systems.md): ``offline``, ``cascade:asr=…,llm=…,tts=…``,
+``openai-audio:MODEL[@BASE_URL]``, ``realtime:MODEL[@BASE_URL]``, ``http:URL``, ``scripted:FILE``.
+Base URLs and keys come from the SPEC, flags or environment and are never written to disk:
+``display_spec`` gives the form recorded in config.json.
+"""
 
 from __future__ import annotations
 
+import os
+import re
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vocalbench.systems.base import System
+
+KINDS: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
+    # name: (factory target, summary, extra, required modules)
+    "offline": ("vocalbench.systems.offline:from_spec",
+                "offline cascade: faster-whisper -> local llama.cpp -> Kokoro", "offline",
+                ("faster_whisper", "kokoro_onnx", "llama_cpp")),
+    "cascade": ("vocalbench.systems.cascade:from_spec",
+                "cascade:asr=SPEC,llm=SPEC,tts=SPEC from registered components (LLM streamed, TTS per sentence)",
+                None, ()),
+    "openai-audio": ("vocalbench.systems.openai_audio:from_spec",
+                     "openai-audio:MODEL[@BASE_URL] chat completions, audio in, streamed text+audio out", None,
+                     ("openai",)),
+    "realtime": ("vocalbench.systems.realtime:from_spec",
+                 "realtime:MODEL[@BASE_URL] OpenAI Realtime websocket protocol", None, ("websockets",)),
+    "http": ("vocalbench.systems.http:from_spec",
+             "http:URL vocalbench JSON protocol (POST wav + history, NDJSON chunk events back)", None, ("aiohttp",)),
+    "scripted": ("vocalbench.systems.scripted:from_spec",
+                 "scripted:FILE replays JSONL replies with given delays and faults", None, ()),
+}
+
+
+@dataclass(frozen=True)
+class SystemOptions:
+    """Runtime options of network systems; never saved (keys and URLs stay off disk)."""
+
+    base_url: str | None = None
+    api_key: str | None = None
+    voice: str | None = None
+    max_reply_tokens: int = 160
+    seed: int = 0
+
+    @classmethod
+    def from_env(cls, base_url: str | None = None, voice: str | None = None, max_reply_tokens: int = 160,
+                 seed: int = 0) -> SystemOptions:
+        return cls(
+            base_url=base_url or os.environ.get("VOCALBENCH_SYSTEM_BASE_URL") or None,
+            api_key=os.environ.get("VOCALBENCH_SYSTEM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None,
+            voice=voice,
+            max_reply_tokens=max_reply_tokens,
+            seed=seed,
+        )
 
 
 def register_all(register: Callable[..., Any]) -> None:
-    """Register this layer's parts (lazy: targets are import strings)."""
+    """Register one entry per system kind (lazy: targets are import strings)."""
+    for name, (target, summary, extra, requires) in KINDS.items():
+        register("system", name, target, summary, extra=extra, requires=requires)
+
+
+def split_spec(spec: str) -> tuple[str, str]:
+    """``kind:arg`` -> (kind, arg); a bare name is a kind with no argument."""
+    kind, _, arg = spec.strip().partition(":")
+    return kind, arg
+
+
+def resolve(spec: str, options: SystemOptions | None = None) -> System:
+    """Build the system a SPEC names (its models load later, in ``start()``)."""
+    from vocalbench import registry
+
+    kind, arg = split_spec(spec)
+    try:
+        entry = registry.get("system", kind)
+    except KeyError as exc:
+        raise ValueError(f"unknown system '{spec}': {exc.args[0]}") from None
+    factory = entry.load()
+    return factory(arg, options or SystemOptions.from_env())
+
+
+_URL = re.compile(r"(?:https?|wss?)://[^\s,@]+")
+
+
+def display_spec(spec: str) -> str:
+    """The SPEC as recorded on disk: endpoint URLs replaced by ``<url>``."""
+    return _URL.sub("<url>", spec)

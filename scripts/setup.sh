@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# One-step set-up on a fresh machine: system packages, a virtual environment in .venv with
+# vocalbench and every offline component, and the offline models assembled into the cache.
+# Idempotent: a second run only checks what is there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+VENV=${VOCALBENCH_VENV:-.venv}
+CACHE=${VOCALBENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vocalbench}
+WHEELS="$CACHE/wheels"
+LLAMA_VERSION=0.3.36
+
+log() { printf '[setup %s] %s\n' "$(date +%H:%M:%S)" "$*"; }
+
+# System packages: Chromium for the HTML report tests, espeak-ng for test speech.
+need_apt=()
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v espeak-ng >/dev/null 2>&1 || need_apt+=(espeak-ng)
+if [ ${#need_apt[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1; then
+  log "apt: ${need_apt[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null
+  apt-get install -y -qq --no-install-recommends "${need_apt[@]}" >/dev/null
+fi
+
+[ -x "$VENV/bin/python" ] || { log "creating $VENV"; "$PY" -m venv "$VENV"; }
+PIP="$VENV/bin/python -m pip"
+$PIP install -q --upgrade pip wheel >/dev/null
+
+# llama-cpp-python ships as an sdist only: compile once (~5-11 min on 2 cores) and keep the wheel.
+mkdir -p "$WHEELS"
+if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
+  log "compiling llama-cpp-python $LLAMA_VERSION (cached afterwards in $WHEELS)"
+  $PIP wheel -q --no-deps -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+fi
+
+log "installing vocalbench with all extras"
+$PIP install -q --find-links "$WHEELS" -e ".[all,test]"
+# DistillMOS and its SSL front end declare torchaudio, which cannot load beside torch 2.13:
+# install them without dependencies (vocalbench stubs torchaudio for them, see OFFLINE.md).
+$PIP install -q --no-deps "distillmos==0.9.1" "xls-r-sqa==0.1.0"
+
+log "assembling offline models"
+"$VENV/bin/python" -m vocalbench.components.assets --all
+log "done: activate with '. $VENV/bin/activate'"

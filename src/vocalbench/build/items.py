@@ -1,0 +1,333 @@
+"""Text items (the input of a build) and the official layout they are written in.
+
+An item is one JSON object per line (schema in docs/build.md). Most items become one spoken
+record; a ``cs_knowledge`` item also yields its English control record in ``cs_knowledge_en``
+(same Qid), and a ``dialect`` item its Mandarin counterpart in ``dialect_mandarin`` (same Qid).
+An official ``json/`` folder can be read as items too, so a release can be rebuilt with other voices.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
+CLARITY_CRITICAL = frozenset({"knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
+                              "reasoning", "cs_knowledge", "cs_knowledge_en"})
+
+
+class HistoryTurn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    role: Literal["user", "assistant"]
+    text: str
+
+
+class Item(BaseModel):
+    """One text item. Only ``subset``, ``lang`` and ``question`` are required everywhere."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    subset: str
+    lang: Literal["en", "zh"]
+    question: str = Field(min_length=1)  # the text that is spoken (multi-round: the final user turn)
+    id: str | None = None  # the Qid; assigned by position when absent
+    answer: str | None = None
+    category: str | None = None
+    sub_category: str | None = None
+    topic: str | None = None
+    source: str | None = None
+    history: list[HistoryTurn] = Field(default_factory=list)  # multi-round context, stays text
+    emotion: str | None = None  # the emotion the query is spoken with (emotion: Question_emo)
+    ratings: list[int] | None = None  # emotion: Score, appropriateness of replies in EMOTIONS_5 order
+    text_emo: str | None = None  # instruction following: Text_emo (emotion the reply must carry)
+    level: str | None = None  # robust condition (normally produced by ``build perturb``)
+    question_zh: str | None = None  # code switching: monolingual forms of the question and answer
+    question_en: str | None = None
+    answer_zh: str | None = None
+    answer_en: str | None = None
+    dialect: str | None = None  # dialect subset: e.g. "Sichuanese", "Cantonese"
+    question_dialect: str | None = None  # the query written in the dialect (spoken by dialect TTS)
+    speaker_prompt: str | None = None  # a reference recording for zero-shot TTS (path)
+    speaker_prompt_text: str | None = None
+    audio: str | None = None  # official input only: the release's Audio path, kept when rebuilding
+    extra: dict[str, Any] = Field(default_factory=dict)  # other official fields, passed through
+
+    @field_validator("emotion", "text_emo")
+    @classmethod
+    def _emotion(cls, v: str | None) -> str | None:
+        if v is not None and v not in EMOTIONS_5:
+            raise ValueError(f"emotion must be one of {', '.join(EMOTIONS_5)}, got '{v}'")
+        return v
+
+    @field_validator("ratings")
+    @classmethod
+    def _ratings(cls, v: list[int] | None) -> list[int] | None:
+        if v is not None and (len(v) != 5 or not all(1 <= x <= 5 for x in v)):
+            raise ValueError("ratings must be 5 integers in 1..5 for [angry, happy, neutral, sad, surprised]")
+        return v
+
+    @model_validator(mode="after")
+    def _subset_fields(self) -> Item:
+        need: dict[str, tuple[str, ...]] = {
+            "emotion": ("emotion", "ratings"),
+            "multi_round": ("history", "answer"),
+            "cs_knowledge": ("question_en", "answer_zh", "answer_en"),
+            "dialect": ("dialect", "answer"),
+            "reasoning": ("answer", "category"),
+            "instruction_following": ("category",),
+            "creativity": ("category",),
+        }
+        for name in ("knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
+                     "robust_clean", "cs_knowledge_en", "dialect_mandarin"):
+            need[name] = ("answer",)
+        missing = [f for f in need.get(self.subset, ()) if not getattr(self, f)]
+        if missing:
+            raise ValueError(f"subset {self.subset} needs field(s): {', '.join(missing)}")
+        if self.subset == "dialect" and self.lang != "zh":
+            raise ValueError("dialect items are Mandarin-family (lang zh)")
+        return self
+
+    def content_hash(self) -> str:
+        body = json.dumps(self.model_dump(), ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(body.encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Utterance:
+    """One spoken record an item produces."""
+
+    role: str  # main | control | mandarin
+    subset: str
+    text: str  # what is synthesised and what the transcript is compared with
+    tts_lang: str
+    asr_lang: str | None  # None: auto-detect (code-switched audio)
+    compare: str  # en | zh | mixed
+    instruct: str | None = None  # a style/dialect instruction for TTS that takes one
+
+
+def has_latin(text: str) -> bool:
+    return any("a" <= ch.lower() <= "z" for ch in text)
+
+
+def utterances(item: Item) -> list[Utterance]:
+    """The spoken records of an item (see the module doc)."""
+    if item.subset == "cs_knowledge":
+        return [Utterance("main", "cs_knowledge", item.question, "zh", None, "mixed"),
+                Utterance("control", "cs_knowledge_en", item.question_en or "", "en", "en", "en")]
+    if item.subset == "cs_open_ended":
+        return [Utterance("main", "cs_open_ended", item.question, "zh", None, "mixed")]
+    if item.subset == "dialect":
+        spoken = item.question_dialect or item.question
+        return [Utterance("main", "dialect", spoken, "zh", "zh", "zh", instruct=f"用{item.dialect}说这句话"),
+                Utterance("mandarin", "dialect_mandarin", item.question, "zh", "zh", "zh")]
+    if item.subset == "cs_knowledge_en":
+        return [Utterance("main", item.subset, item.question, "en", "en", "en")]
+    instruct = f"Speak in a {item.emotion} tone." if item.emotion and item.emotion != "neutral" else None
+    if item.lang == "zh":
+        mixed = has_latin(item.question)
+        return [Utterance("main", item.subset, item.question, "zh", None if mixed else "zh",
+                          "mixed" if mixed else "zh", instruct=instruct)]
+    return [Utterance("main", item.subset, item.question, "en", "en", "en", instruct=instruct)]
+
+
+# ----------------------------------------------------------------------------- official layout
+
+# (Qid prefix, digits, audio folder) per language and subset; unknown subsets use (subset, 3, subset).
+LAYOUT: dict[str, dict[str, tuple[str, int, str]]] = {
+    "en": {
+        "knowledge": ("knowledge", 4, "knowledge"),
+        "instruction_following": ("instruction", 3, "instruction_following"),
+        "robust_clean": ("robust", 3, "robust"),
+    },
+    "zh": {
+        "chinese_knowledge": ("chinese_knowledge", 4, "knowledge/chinese"),
+        "foreign_knowledge": ("foreign_knowledge", 4, "knowledge/foreign"),
+        "general_knowledge": ("general_knowledge", 4, "knowledge/general"),
+        "instruction_following": ("instruction", 3, "instruction"),
+        "robust_clean": ("robust_clean", 3, "robust_clean"),
+        "cs_knowledge": ("codeswitching_knowledge", 3, "code_switching/knowledge"),
+        "cs_knowledge_en": ("codeswitching_knowledge", 3, "code_switching/knowledge_en"),
+        "cs_open_ended": ("codeswitching_open_ended", 3, "code_switching/open_ended"),
+        "dialect": ("dialect", 3, "dialect"),
+        "dialect_mandarin": ("dialect", 3, "dialect_mandarin"),
+    },
+}
+
+SET_NAMES: dict[str, dict[str, str]] = {
+    "en": {"knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
+           "single_round": "Single Round Chat", "multi_round": "Multi Round Chat",
+           "instruction_following": "InstructionFollowing", "emotion": "Emotion", "safety": "SafetyAlignment",
+           "robust_clean": "Chat"},
+    "zh": {"chinese_knowledge": "Chinese Knowledge", "foreign_knowledge": "Foreign Knowledge",
+           "general_knowledge": "General Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
+           "single_round": "Single-Round", "multi_round": "Multi-Round",
+           "instruction_following": "Instruction Following", "emotion": "Emotional Empathy",
+           "safety": "Safety Alignment", "robust_clean": "Robust-clean", "cs_knowledge": "Code-Switching Knowledge",
+           "cs_knowledge_en": "Code-Switching Knowledge (en)", "cs_open_ended": "Code-Switching Open-ended",
+           "dialect": "Dialect", "dialect_mandarin": "Dialect (Mandarin)"},
+}
+
+
+def layout(lang: str, subset: str) -> tuple[str, int, str]:
+    """(Qid prefix, digits, audio folder) of a subset in the official layout."""
+    default = (subset, 4 if subset == "knowledge" else 3, subset)
+    return LAYOUT.get(lang, {}).get(subset, LAYOUT["en"].get(subset, default) if lang == "en" else default)
+
+
+def qid_for(lang: str, subset: str, n: int) -> str:
+    prefix, digits, _ = layout(lang, subset)
+    return f"{prefix}-{n:0{digits}d}"
+
+
+def audio_rel(lang: str, subset: str, qid: str) -> str:
+    """Audio path (relative to ``audio/``) of a Qid: the folder plus the Qid's number."""
+    _, _, folder = layout(lang, subset)
+    tail = qid.rsplit("-", 1)[-1]
+    name = tail if tail.isdigit() else qid.replace("/", "_")
+    return f"{folder}/{name}.wav"
+
+
+def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str, Any]:
+    """The official JSON record of one utterance of an item."""
+    lang = item.lang
+    rec: dict[str, Any] = {"Set": SET_NAMES.get(lang, {}).get(utt.subset, utt.subset), "Qid": qid,
+                           "Audio": audio_path}
+    if utt.role == "control":  # cs_knowledge_en: the English question and answer
+        rec.update({"Question": item.question_en, "Answer": item.answer_en})
+        if item.category:
+            rec["Category"] = item.category
+        return rec
+    if utt.role == "mandarin":
+        rec.update({"Question": item.question, "Answer": item.answer, "Dialect": item.dialect,
+                    "Voicing": "mandarin"})
+        if item.category:
+            rec["Category"] = item.category
+        return rec
+    rec["Question"] = item.question if utt.subset != "dialect" else item.question
+    if item.history:
+        rec["Context"] = [{"from": t.role, "value": t.text} for t in item.history]
+    if item.subset == "cs_knowledge":
+        rec.update({"Question_zh": item.question_zh, "Question_en": item.question_en,
+                    "Answer_zh": item.answer_zh, "Answer_en": item.answer_en})
+    elif item.answer is not None:
+        rec["Answer"] = item.answer
+    for key, value in (("Category", item.category), ("Sub-category", item.sub_category), ("Topic", item.topic),
+                       ("Source", item.source), ("Question_emo", item.emotion if item.subset == "emotion" else None),
+                       ("Score", item.ratings), ("Text_emo", item.text_emo), ("Level", item.level),
+                       ("Dialect", item.dialect), ("Question_dialect", item.question_dialect)):
+        if value is not None:
+            rec[key] = value
+    for key, value in item.extra.items():
+        rec.setdefault(key, value)
+    return rec
+
+
+# ----------------------------------------------------------------------------- reading items
+
+
+class ItemError(ValueError):
+    """A bad items file; the message names the file and line."""
+
+
+def read_jsonl(path: str | Path, lang: str | None = None) -> list[Item]:
+    """Items from a JSONL file (one object per line; ``#`` lines and blank lines are skipped)."""
+    p = Path(path)
+    items: list[Item] = []
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        try:
+            body = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ItemError(f"{p}:{n}: malformed JSON ({exc.msg})") from exc
+        if lang and "lang" not in body:
+            body["lang"] = lang
+        try:
+            items.append(Item.model_validate(body))
+        except Exception as exc:
+            raise ItemError(f"{p}:{n}: {exc}") from exc
+    return items
+
+
+_OFFICIAL_MAP = {"Question": "question", "Answer": "answer", "Category": "category", "Sub-category": "sub_category",
+                 "Topic": "topic", "Source": "source", "Text_emo": "text_emo", "Level": "level",
+                 "Question_zh": "question_zh", "Question_en": "question_en", "Answer_zh": "answer_zh",
+                 "Answer_en": "answer_en", "Question_emo": "emotion", "Score": "ratings", "Qid": "id",
+                 "Audio": "audio", "Dialect": "dialect", "Question_dialect": "question_dialect"}
+_DROP = {"Set"}
+_DERIVED = {"cs_knowledge_en": "cs_knowledge", "dialect_mandarin": "dialect", "robust": "robust_clean"}
+
+
+def read_official(folder: str | Path, lang: str, subsets: list[str] | None = None,
+                  limit: int | None = None) -> list[Item]:
+    """Items from an official ``json/`` folder (or a release root holding one).
+
+    ``cs_knowledge_en`` and ``dialect_mandarin`` records whose Qid has a partner are rebuilt from
+    it; ``robust`` is made by ``build perturb`` from ``robust_clean`` and is skipped here.
+    """
+    root = Path(folder)
+    jdir = root / "json" if (root / "json").is_dir() else root
+    files = {p.stem: p for p in sorted(jdir.glob("*.json"))}
+    if not files:
+        raise ItemError(f"{jdir}: no <subset>.json files")
+    wanted = [s for s in (subsets or list(files)) if s in files]
+    partners: dict[str, set[str]] = {}
+    items: list[Item] = []
+    for subset in wanted:
+        if subset == "robust":
+            continue
+        records = json.loads(files[subset].read_text(encoding="utf-8"))
+        if subset in _DERIVED and _DERIVED[subset] in wanted:
+            base = json.loads(files[_DERIVED[subset]].read_text(encoding="utf-8"))
+            partners[subset] = {r["Qid"] for r in base[: limit or None]}
+        taken = 0
+        for n, rec in enumerate(records):
+            if subset in partners and rec.get("Qid") in partners[subset]:
+                continue
+            if limit is not None and taken >= limit:
+                break
+            body: dict[str, Any] = {"subset": subset, "lang": lang, "extra": {}}
+            for key, value in rec.items():
+                if key in _DROP:
+                    continue
+                if key == "Context":
+                    body["history"] = [{"role": t["from"], "text": t["value"]} for t in value or []]
+                elif key in _OFFICIAL_MAP:
+                    if value is not None:
+                        body[_OFFICIAL_MAP[key]] = value
+                else:
+                    body["extra"][key] = value
+            if subset == "cs_knowledge" and not body.get("question_zh"):
+                body.pop("question_zh", None)
+            try:
+                items.append(Item.model_validate(body))
+            except Exception as exc:
+                raise ItemError(f"{files[subset]} item {n} ({rec.get('Qid')}): {exc}") from exc
+            taken += 1
+    return items
+
+
+def read_items(source: str | Path, lang: str | None = None, subsets: list[str] | None = None,
+               limit: int | None = None) -> list[Item]:
+    """Items from a JSONL file or an official folder; ``lang`` filters (and fills a missing ``lang``)."""
+    p = Path(source)
+    if not p.exists():
+        raise ItemError(f"{p}: no such items file or folder")
+    if p.is_dir():
+        if lang is None:
+            from vocalbench.data.official import detect_lang
+
+            lang = detect_lang(p)
+        items = read_official(p, lang, subsets, limit)
+    else:
+        items = read_jsonl(p, lang)
+        if subsets:
+            items = [i for i in items if i.subset in subsets]
+    if lang:
+        items = [i for i in items if i.lang == lang]
+    return items

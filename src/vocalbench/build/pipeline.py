@@ -1,0 +1,417 @@
+"""The construction pipeline: text items -> verified spoken test set in the official layout.
+
+Per item and per spoken record: synthesise with a voice and speed chosen by seed, transcribe with
+the item's language forced (auto for code-switched audio), compare (WER en, CER zh, mixed-token
+error for code-switched), apply the emotion gate where it applies, and retry with the next voice
+and speed up to ``max_attempts``. An item whose records all pass is accepted; otherwise it goes to
+the review queue (``review.jsonl``) and stays out of the set until a person accepts it.
+
+Results are persisted per item as they finish (``.build/state.jsonl``): an interrupted build
+resumes where it stopped. Outputs: ``json/<subset>.json``, ``audio/<subset>/NNN.wav``,
+``review.jsonl`` and ``build_manifest.json``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import time
+from collections import Counter
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vocalbench import audio
+from vocalbench.build import gates, synth
+from vocalbench.build.items import Item, Utterance, audio_rel, layout, qid_for, to_record, utterances
+from vocalbench.build.manifest import STATE_DIR, ItemState, read_manifest, tool_versions, write_manifest
+from vocalbench.build.progress import progress_bar
+from vocalbench.build.verify import compare
+from vocalbench.components.base import ComponentError, ComponentUnavailable
+
+REVIEW = "review.jsonl"
+DEFAULT_MAX_ERROR = {"en": 0.10, "zh": 0.15, "mixed": 0.25}
+DIALECT_NOTE_OFFLINE = ("the TTS cannot speak dialects: the dialect audio is Mandarin-voiced (the dialect "
+                        "wording, if given, is read in Mandarin); Dialect PR on this audio measures nothing "
+                        "dialectal")
+
+
+class BuildError(RuntimeError):
+    """A build that cannot run (bad options, components missing); the message says what to do."""
+
+
+@dataclass
+class BuildOptions:
+    """Everything that shapes a build (recorded in the manifest; no secrets)."""
+
+    tts: str = "offline"
+    asr: str = "offline"
+    mos: str | None = None  # voice-pool quality filter; None skips it
+    emotion: str | None = None  # emotion gate; None skips it
+    voices: list[str] | None = None  # voice names, or prompt recordings for zero-shot TTS; None: all
+    speeds: list[float] = field(default_factory=lambda: [1.0, 0.9, 1.1])
+    seed: int = 0
+    max_attempts: int = 4
+    workers: int = 1
+    max_error: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_MAX_ERROR))
+    dialect_max_error: float = 0.5  # real dialect speech is hard for a Mandarin ASR
+    homophones: bool = False  # zh: compare toneless pinyin instead of characters
+    top_share: float = 0.6
+    low_share: float = 0.5
+    on_fail: str = "review"  # review | keep_best (built-in sets only; marked in the manifest)
+    progress: bool = True
+
+    def settings_key(self, extra: dict[str, Any]) -> str:
+        body = {k: v for k, v in asdict(self).items() if k not in ("workers", "progress", "on_fail")}
+        body.update(extra)
+        return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def resolve_component(kind: str, spec: str) -> Any:
+    """A component from its SPEC via the components layer."""
+    try:
+        from vocalbench.components import resolve
+    except ImportError as exc:
+        raise BuildError(f"the components layer provides no resolve(); cannot load {kind} '{spec}'") from exc
+    return resolve(kind, spec)
+
+
+def _optional(kind: str, spec: str | None) -> tuple[Any | None, str]:
+    """(component, reason it is absent) for the optional MOS / emotion components."""
+    if spec is None or spec in ("none", "off"):
+        return None, "not configured"
+    try:
+        return resolve_component(kind, spec), ""
+    except ComponentUnavailable as exc:
+        return None, f"{exc.reason}: {exc}"
+    except ImportError as exc:
+        return None, f"not installed: {exc}"
+
+
+def item_labels(items: Sequence[Item]) -> list[str]:
+    """Human-facing labels: the item's id, else ``<subset>:<n>`` (n-th item of that subset)."""
+    seen: Counter[str] = Counter()
+    out = []
+    for it in items:
+        out.append(it.id or f"{it.subset}:{seen[it.subset]}")
+        seen[it.subset] += 1
+    if len(set(out)) != len(out):
+        dup = [k for k, c in Counter(out).items() if c > 1]
+        raise BuildError(f"duplicate item ids: {', '.join(dup[:5])}")
+    return out
+
+
+@dataclass
+class _Context:
+    root: Path
+    opts: BuildOptions
+    tts: Any
+    asr: Any
+    pools: dict[str, gates.VoicePools]
+    gate: gates.EmotionGate
+    caps: set[str]
+
+
+def _threshold(ctx: _Context, utt: Utterance) -> float:
+    if utt.subset == "dialect":
+        return ctx.opts.dialect_max_error
+    return ctx.opts.max_error.get(utt.compare, DEFAULT_MAX_ERROR[utt.compare])
+
+
+def _voices_for(ctx: _Context, utt: Utterance) -> list[str]:
+    return ctx.pools[utt.tts_lang].for_subset(utt.subset)
+
+
+def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> dict[str, Any]:
+    """Synthesise and verify one spoken record, retrying; returns its record of attempts."""
+    opts = ctx.opts
+    attempts = synth.plan(f"{key}:{utt.role}", _voices_for(ctx, utt), opts.speeds, opts.seed, opts.max_attempts)
+    limit = _threshold(ctx, utt)
+    out: dict[str, Any] = {"role": utt.role, "subset": utt.subset, "text": utt.text, "asr_lang": utt.asr_lang,
+                           "compare": utt.compare, "threshold": limit, "attempts": [], "accepted": None}
+    prompt = item.speaker_prompt
+    use_prompt = prompt is not None and "prompt_audio" in ctx.caps
+    for att in attempts:
+        rec: dict[str, Any] = {"n": att.number, "voice": att.voice, "speed": att.speed}
+        path = ctx.root / STATE_DIR / "audio" / key / f"{utt.role}-{att.number}.wav"
+        t0 = time.perf_counter()
+        try:
+            x, sr, used = synth.synthesize(ctx.tts, utt.text, utt.tts_lang, att, instruct=utt.instruct,
+                                           prompt_audio=prompt, prompt_text=item.speaker_prompt_text)
+        except Exception as exc:  # one failed synthesis is one failed attempt
+            rec.update({"error": f"tts: {type(exc).__name__}: {exc}", "passed": False})
+            out["attempts"].append(rec)
+            continue
+        rec["synth_seconds"] = round(time.perf_counter() - t0, 3)
+        audio.write(path, x, sr)
+        rec.update({"audio": str(path.relative_to(ctx.root)), "seconds": round(x.size / sr, 3), "conditioning": used})
+        t1 = time.perf_counter()
+        tr = ctx.asr.transcribe([path], utt.asr_lang)[0]
+        rec["asr_seconds"] = round(time.perf_counter() - t1, 3)
+        if isinstance(tr, ComponentError):
+            rec.update({"error": f"asr: {tr.reason}: {tr.message}", "passed": False})
+            out["attempts"].append(rec)
+            continue
+        check = compare(utt.text, tr.text, utt.compare, homophones=opts.homophones)
+        rec.update({"transcript": tr.text, "metric": check.metric, "error_rate": round(check.rate, 4),
+                    "errors": check.errors, "length": check.length})
+        ok = check.rate <= limit
+        if ok and item.subset == "emotion" and item.emotion and utt.role == "main":
+            decision = ctx.gate.check(path, item.emotion, prompt if use_prompt else None)
+            rec["gate"] = decision
+            ok = bool(decision["passed"])
+        rec["passed"] = ok
+        out["attempts"].append(rec)
+        if ok:
+            out["accepted"] = att.number
+            break
+    return out
+
+
+def _process(ctx: _Context, item: Item, key: str, label: str) -> dict[str, Any]:
+    utts = [_run_utterance(ctx, item, key, u) for u in utterances(item)]
+    status = "accepted" if all(u["accepted"] is not None for u in utts) else "queued"
+    entry: dict[str, Any] = {"key": key, "label": label, "subset": item.subset, "status": status,
+                             "item": item.model_dump(exclude_defaults=True), "utterances": utts}
+    if status == "queued" and ctx.opts.on_fail == "keep_best":
+        for u in utts:
+            if u["accepted"] is None:
+                u["accepted"] = best_attempt(u)
+        entry.update({"status": "accepted", "review": {"decision": "auto-accepted best attempt",
+                                                       "by": "on_fail=keep_best"}})
+    return entry
+
+
+def best_attempt(utt: dict[str, Any]) -> int | None:
+    """The attempt with the lowest error rate (None when no attempt produced audio)."""
+    done = [a for a in utt["attempts"] if a.get("audio") and a.get("error_rate") is not None]
+    if not done:
+        done = [a for a in utt["attempts"] if a.get("audio")]
+        return done[0]["n"] if done else None
+    return int(min(done, key=lambda a: (a["error_rate"], a["n"]))["n"])
+
+
+def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = None, *,
+          lang: str | None = None, components: dict[str, Any] | None = None,
+          source: str | None = None) -> dict[str, Any]:
+    """Build ``items`` into ``out`` (official layout); resumable. Returns the manifest."""
+    opts = opts or BuildOptions()
+    items = list(items)
+    if not items:
+        raise BuildError("no items to build")
+    langs = sorted({i.lang for i in items})
+    if lang is None:
+        if len(langs) > 1:
+            raise BuildError(f"items hold several languages ({', '.join(langs)}); pass --lang (one folder per language)")
+        lang = langs[0]
+    items = [i for i in items if i.lang == lang]
+    if not items:
+        raise BuildError(f"no {lang} items")
+    if opts.max_attempts < 1:
+        raise BuildError("max_attempts must be >= 1")
+    labels = item_labels(items)
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    comps = dict(components or {})
+    tts = comps.get("tts") or resolve_component("tts", opts.tts)
+    asr = comps.get("asr") or resolve_component("asr", opts.asr)
+    mos, mos_reason = (comps["mos"], "") if comps.get("mos") else _optional("mos", opts.mos)
+    emo, emo_reason = (comps["emotion"], "") if comps.get("emotion") else _optional("emotion", opts.emotion)
+    gate = gates.EmotionGate(emo, emo_reason)
+    caps = synth.capabilities(tts)
+
+    tts_langs = sorted({u.tts_lang for it in items for u in utterances(it)})
+    pools: dict[str, gates.VoicePools] = {}
+    for tl in tts_langs:
+        available = tts.voices(tl)
+        voices = [v for v in (opts.voices or available) if opts.voices is None or v in available or Path(v).exists()]
+        if not voices:
+            raise BuildError(f"none of the voices {opts.voices} is available for {tl} (available: {', '.join(available)})")
+        scores = gates.rank_voices(tts, mos, tl, voices, root / STATE_DIR) if mos is not None else None
+        pools[tl] = gates.voice_pools(voices, scores, top_share=opts.top_share, low_share=opts.low_share, seed=opts.seed)
+        if mos is None:
+            pools[tl].note = f"voice-pool MOS filter skipped ({mos_reason}): every voice is used for every subset"
+
+    settings = opts.settings_key({"tts": getattr(tts, "id", type(tts).__name__),
+                                  "asr": getattr(asr, "id", type(asr).__name__),
+                                  "pools": {k: p.to_manifest() for k, p in pools.items()},
+                                  "gate": gate.describe(), "caps": sorted(caps)})
+    keys = [f"{it.content_hash()}-{settings}" for it in items]
+    state = ItemState(root)
+    ctx = _Context(root, opts, tts, asr, pools, gate, caps)
+    todo = [(it, k, lab) for it, k, lab in zip(items, keys, labels) if state.get(k) is None]
+    t0 = time.perf_counter()
+    with progress_bar(len(items), f"build {lang}", enabled=opts.progress) as bar:
+        bar.advance(len(items) - len(todo), note="resumed" if len(todo) < len(items) else None)
+        if opts.workers <= 1:
+            for it, k, lab in todo:
+                entry = _process(ctx, it, k, lab)
+                state.put(entry)
+                bar.advance(note=f"{lab}: {entry['status']}")
+        else:
+            with ThreadPoolExecutor(max_workers=opts.workers) as pool:
+                futures = {pool.submit(_process, ctx, it, k, lab): lab for it, k, lab in todo}
+                for fut in as_completed(futures):
+                    entry = fut.result()
+                    state.put(entry)
+                    bar.advance(note=f"{futures[fut]}: {entry['status']}")
+    wall = time.perf_counter() - t0
+    state.rewrite()
+    header = {
+        "lang": lang, "source": source, "seed": opts.seed, "options": {k: v for k, v in asdict(opts).items()
+                                                                       if k not in ("progress",)},
+        "settings_key": settings, "tools": tool_versions(),
+        "tts": {"id": getattr(tts, "id", None), "version": getattr(tts, "version", None),
+                "sample_rate": getattr(tts, "sample_rate", None), "conditioning_supported": sorted(caps)},
+        "asr": {"id": getattr(asr, "id", None), "version": getattr(asr, "version", None)},
+        "voice_pools": {k: p.to_manifest() for k, p in pools.items()},
+        "mos": {"id": getattr(mos, "id", None)} if mos is not None else {"status": "skipped", "reason": mos_reason},
+        "emotion_gate": gate.describe(),
+        "dialect_voicing": ("dialect instruction passed to the TTS" if "instruct" in caps else DIALECT_NOTE_OFFLINE),
+        "item_keys": keys, "build_wall_seconds": round(wall, 3),
+    }
+    return finalize(root, header)
+
+
+def _entries_in_order(root: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
+    state = ItemState(root)
+    return [e for k in header["item_keys"] if (e := state.get(k)) is not None]
+
+
+def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Write json/<subset>.json, the audio, review.jsonl and build_manifest.json from the state.
+
+    Called at the end of a build and after review decisions (then the header comes from the
+    existing manifest)."""
+    root = Path(root)
+    old = read_manifest(root)
+    if header is None:
+        if "build" not in old:
+            raise BuildError(f"{root}: no build_manifest.json with a build section; run 'vocalbench build' first")
+        header = dict(old["build"])
+    lang = header["lang"]
+    entries = _entries_in_order(root, header)
+    lists: dict[str, list[dict[str, Any]]] = {}
+    copies: list[tuple[Path, str]] = []
+    per_item: list[dict[str, Any]] = []
+    for e in entries:
+        item = Item.model_validate(e["item"])
+        summary = {"label": e["label"], "key": e["key"], "subset": e["subset"], "status": e["status"],
+                   "review": e.get("review"), "records": []}
+        per_item.append(summary)
+        for u in e["utterances"]:
+            summary["records"].append({
+                "subset": u["subset"], "attempts": len(u["attempts"]), "accepted_attempt": u["accepted"],
+                "final_error_rate": _attempt(u, u["accepted"]).get("error_rate") if u["accepted"] else None,
+                "metric": _attempt(u, u["accepted"]).get("metric") if u["accepted"] else None,
+                "voice": _attempt(u, u["accepted"]).get("voice") if u["accepted"] else None,
+                "speed": _attempt(u, u["accepted"]).get("speed") if u["accepted"] else None,
+                "gate": _attempt(u, u["accepted"]).get("gate") if u["accepted"] else None,
+                "conditioning": _attempt(u, u["accepted"]).get("conditioning") if u["accepted"] else None})
+        if e["status"] != "accepted":
+            continue
+        main = next(u for u in e["utterances"] if u["role"] == "main")
+        bucket = lists.setdefault(main["subset"], [])
+        qid = item.id or qid_for(lang, main["subset"], len(bucket))
+        summary["qid"] = qid
+        utts = {u.role: u for u in utterances(item)}
+        for u in e["utterances"]:
+            utt = utts[u["role"]]
+            folder = layout(lang, u["subset"])[2]
+            rel = item.audio if (item.audio and u["role"] == "main" and item.audio.startswith(folder + "/")) \
+                else audio_rel(lang, u["subset"], qid)
+            rec = to_record(item, utt, qid, rel)
+            att = _attempt(u, u["accepted"])
+            if u["subset"] == "dialect":
+                rec["Voicing"] = "dialect" if "instruct" in header["tts"]["conditioning_supported"] else "mandarin"
+            if att.get("gate", {}).get("gate") == "emotion":
+                rec["Question_prob"] = att["gate"].get("Question_prob")
+                if att["gate"].get("Prompt_prob") is not None:
+                    rec["Prompt_prob"] = att["gate"]["Prompt_prob"]
+            if u["role"] == "main":
+                bucket.append(rec)
+            else:
+                lists.setdefault(u["subset"], []).append(rec)
+            copies.append((root / att["audio"], rel))
+
+    # audio: copy accepted attempts into place, remove files an earlier layout wrote and this one does not
+    written = sorted({rel for _, rel in copies})
+    seen_rel: set[str] = set()
+    for src, rel in copies:
+        if rel in seen_rel:
+            raise BuildError(f"two records map to the same audio file audio/{rel}; give the items distinct ids")
+        seen_rel.add(rel)
+        dst = root / "audio" / rel
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if not dst.exists() or audio.content_hash(dst) != audio.content_hash(src):
+            shutil.copyfile(src, dst)
+    for rel in set(old.get("layout_files", [])) - set(written):
+        (root / "audio" / rel).unlink(missing_ok=True)
+    jdir = root / "json"
+    jdir.mkdir(exist_ok=True)
+    for subset in set(old.get("layout_subsets", [])) - set(lists):
+        (jdir / f"{subset}.json").unlink(missing_ok=True)
+    for subset, recs in lists.items():
+        tmp = jdir / f"{subset}.json.part"
+        tmp.write_text(json.dumps(recs, ensure_ascii=False, indent=2), encoding="utf-8")
+        tmp.replace(jdir / f"{subset}.json")
+
+    queue = [e for e in entries if e["status"] == "queued" or e.get("review", {}).get("by") == "review"]
+    (root / REVIEW).write_text("".join(json.dumps(_review_line(e), ensure_ascii=False) + "\n" for e in queue),
+                               encoding="utf-8")
+    manifest = {**{k: v for k, v in old.items() if k == "perturb"}, "build": header,
+                "layout_files": written, "layout_subsets": sorted(lists),
+                "counts": {s: len(v) for s, v in sorted(lists.items())}, "summary": _summary(entries),
+                "items": per_item}
+    if "robust_clean" in lists and "perturb" in old and old["perturb"].get("clean_items") != len(lists["robust_clean"]):
+        manifest["perturb_stale"] = "robust_clean changed since the last perturb step: run 'vocalbench build perturb'"
+    write_manifest(root, manifest)
+    return manifest
+
+
+def _attempt(u: dict[str, Any], n: int | None) -> dict[str, Any]:
+    return next((a for a in u["attempts"] if a["n"] == n), {})
+
+
+def _review_line(e: dict[str, Any]) -> dict[str, Any]:
+    return {"id": e["label"], "key": e["key"], "subset": e["subset"],
+            "status": "pending" if e["status"] == "queued" else e["status"],
+            "review": e.get("review"), "item": e["item"],
+            "utterances": [{"role": u["role"], "subset": u["subset"], "text": u["text"], "threshold": u["threshold"],
+                            "attempts": [{k: a.get(k) for k in ("n", "voice", "speed", "audio", "transcript", "metric",
+                                                                 "error_rate", "passed", "error", "gate")}
+                                         for a in u["attempts"]]}
+                           for u in e["utterances"]]}
+
+
+def _summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    """Counts, retry share and round-trip error rates (mean over accepted records per metric)."""
+    status = Counter(e["status"] for e in entries)
+    records = [u for e in entries for u in e["utterances"]]
+    retried = sum(1 for u in records if len(u["attempts"]) > 1)
+    first_pass = sum(1 for u in records if u["attempts"] and u["attempts"][0].get("passed"))
+    by_metric: dict[str, list[float]] = {}
+    all_first: dict[str, list[float]] = {}
+    audio_s = synth_s = asr_s = 0.0
+    for u in records:
+        for a in u["attempts"]:
+            audio_s += a.get("seconds", 0.0)
+            synth_s += a.get("synth_seconds", 0.0)
+            asr_s += a.get("asr_seconds", 0.0)
+        if u["attempts"] and u["attempts"][0].get("error_rate") is not None:
+            all_first.setdefault(u["attempts"][0]["metric"], []).append(u["attempts"][0]["error_rate"])
+        acc = _attempt(u, u["accepted"]) if u["accepted"] else {}
+        if acc.get("error_rate") is not None:
+            by_metric.setdefault(acc["metric"], []).append(acc["error_rate"])
+    mean = {m: round(sum(v) / len(v), 4) for m, v in by_metric.items()}
+    first = {m: round(sum(v) / len(v), 4) for m, v in all_first.items()}
+    return {"items": len(entries), "accepted": status.get("accepted", 0), "queued": status.get("queued", 0),
+            "rejected": status.get("rejected", 0), "records": len(records),
+            "records_retried": retried, "retry_share": round(retried / len(records), 4) if records else 0.0,
+            "first_attempt_pass_share": round(first_pass / len(records), 4) if records else 0.0,
+            "mean_error_accepted": mean, "mean_error_first_attempt": first,
+            "synth_seconds": round(synth_s, 3), "asr_seconds": round(asr_s, 3), "audio_seconds": round(audio_s, 3),
+            "rtf": round((synth_s + asr_s) / audio_s, 4) if audio_s else None}

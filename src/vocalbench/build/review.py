@@ -1,0 +1,123 @@
+"""The review queue: items whose synthesis did not pass verification wait for a person.
+
+``review.jsonl`` lists every queued item with its attempts (voice, speed, audio path, transcript,
+error rate). A decision (accept an attempt, or reject the item) is stored in the build state and
+the layout is rewritten, so accepted items enter ``json/<subset>.json`` with their chosen audio.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from vocalbench.build.manifest import ItemState, read_manifest
+from vocalbench.build.pipeline import REVIEW, BuildError, best_attempt, finalize
+
+
+def _entries(root: Path) -> tuple[ItemState, list[dict[str, Any]]]:
+    man = read_manifest(root)
+    if "build" not in man:
+        raise BuildError(f"{root}: no build here (build_manifest.json missing); run 'vocalbench build' first")
+    state = ItemState(root)
+    return state, [e for k in man["build"]["item_keys"] if (e := state.get(k)) is not None]
+
+
+def pending(root: str | Path) -> list[dict[str, Any]]:
+    """Queued items, in build order."""
+    _, entries = _entries(Path(root))
+    return [e for e in entries if e["status"] == "queued"]
+
+
+def _find(entries: list[dict[str, Any]], ident: str) -> dict[str, Any]:
+    hits = [e for e in entries if e["label"] == ident or e["key"] == ident or e["key"].startswith(ident)]
+    if not hits:
+        raise BuildError(f"no queued or built item '{ident}' (ids are listed in review.jsonl)")
+    if len(hits) > 1:
+        raise BuildError(f"'{ident}' matches several items; use the full id")
+    return hits[0]
+
+
+def decide(root: str | Path, ident: str, accept: bool, attempt: int | None = None, note: str = "",
+           rewrite: bool = True) -> dict[str, Any]:
+    """Accept (the best attempt of each record, or attempt ``attempt``) or reject one item."""
+    root = Path(root)
+    state, entries = _entries(root)
+    e = _find(entries, ident)
+    when = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    if accept:
+        for u in e["utterances"]:
+            if u["accepted"] is not None and attempt is None:
+                continue
+            choice = attempt if attempt is not None else best_attempt(u)
+            if choice is None or not any(a["n"] == choice and a.get("audio") for a in u["attempts"]):
+                raise BuildError(f"{e['label']}: no attempt {choice} with audio for its {u['subset']} record")
+            u["accepted"] = choice
+        e["status"] = "accepted"
+        e["review"] = {"decision": "accepted", "by": "review", "attempt": attempt or "best", "note": note, "at": when}
+    else:
+        for u in e["utterances"]:
+            u["accepted"] = None
+        e["status"] = "rejected"
+        e["review"] = {"decision": "rejected", "by": "review", "note": note, "at": when}
+    state.put(e)
+    if rewrite:
+        finalize(root)
+    return e
+
+
+def describe(e: dict[str, Any]) -> str:
+    """A readable summary of one queued item and its attempts."""
+    lines = [f"{e['label']}  [{e['subset']}]  key {e['key'][:12]}"]
+    for u in e["utterances"]:
+        lines.append(f"  {u['subset']} ({u['compare']}, max error {u['threshold']:.2f}): {u['text']}")
+        for a in u["attempts"]:
+            if a.get("error"):
+                lines.append(f"    #{a['n']} {a['voice']} x{a['speed']}: {a['error']}")
+            else:
+                lines.append(f"    #{a['n']} {a['voice']} x{a['speed']}: {a.get('metric')} {a.get('error_rate'):.3f}"
+                             f"  heard: {a.get('transcript')!r}  audio: {a.get('audio')}")
+    return "\n".join(lines)
+
+
+def interactive(root: str | Path, ask: Callable[[str], str] = input, say: Callable[[str], None] = print) -> dict[str, int]:
+    """Walk the queue: a = accept best attempt, a N = accept attempt N, r = reject, s = skip, q = quit."""
+    root = Path(root)
+    counts = {"accepted": 0, "rejected": 0, "skipped": 0}
+    queue = pending(root)
+    if not queue:
+        say(f"review queue of {root} is empty")
+        return counts
+    say(f"{len(queue)} item(s) to review (audio paths are relative to {root}; listen, then decide)")
+    for e in queue:
+        say(describe(e))
+        while True:
+            answer = ask("[a]ccept best / a N accept attempt N / [r]eject / [s]kip / [q]uit > ").strip().lower()
+            if answer in ("q", "quit"):
+                finalize(root)
+                return counts
+            if answer in ("s", "skip", ""):
+                counts["skipped"] += 1
+                break
+            if answer in ("r", "reject"):
+                decide(root, e["label"], accept=False, rewrite=False)
+                counts["rejected"] += 1
+                break
+            parts = answer.split()
+            if parts and parts[0] in ("a", "accept"):
+                try:
+                    n = int(parts[1]) if len(parts) > 1 else None
+                    decide(root, e["label"], accept=True, attempt=n, rewrite=False)
+                except (ValueError, BuildError) as exc:
+                    say(f"  cannot accept: {exc}")
+                    continue
+                counts["accepted"] += 1
+                break
+            say("  answer a, a N, r, s or q")
+    finalize(root)
+    return counts
+
+
+def queue_file(root: str | Path) -> Path:
+    return Path(root) / REVIEW

@@ -1,0 +1,146 @@
+"""``vocalbench build``: text items -> verified spoken test set; ``build review``; ``build perturb``.
+
+    vocalbench build --items ITEMS --out DATA [--tts SPEC] [--asr SPEC] [--voices V,...] [--seed N]
+                     [--max-attempts N] [--workers N] [--lang en|zh] [--perturb]
+    vocalbench build review  --data DATA [--accept ID ...] [--reject ID ...] [--attempt N] [--list]
+    vocalbench build perturb --data DATA [--subset robust] [--noise DIR] [--seed N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def _floats(text: str) -> list[float]:
+    try:
+        return [float(x) for x in text.split(",") if x.strip()]
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got '{text}'") from exc
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--items", help="items JSONL (schema in docs/build.md) or an official release/json folder")
+    parser.add_argument("--out", help="output folder (official layout: json/, audio/)")
+    parser.add_argument("--lang", choices=["en", "zh"], help="language to build (needed when items mix both)")
+    parser.add_argument("--subsets", help="comma-separated subsets to take from ITEMS (default: all)")
+    parser.add_argument("--limit", type=int, help="official input: at most N items per subset")
+    parser.add_argument("--tts", default="offline", help="TTS SPEC (default offline: Kokoro)")
+    parser.add_argument("--asr", default="offline", help="ASR SPEC for verification (default offline: Whisper base)")
+    parser.add_argument("--mos", default="none", help="MOS SPEC for the voice-pool filter (default none: skipped)")
+    parser.add_argument("--emotion", default="none", help="emotion SPEC for the emotion gate (default none: skipped)")
+    parser.add_argument("--voices", help="comma-separated voice names (default: every voice the TTS offers)")
+    parser.add_argument("--speeds", type=_floats, default=[1.0, 0.9, 1.1], help="speed pool (default 1.0,0.9,1.1)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--max-attempts", type=int, default=4, help="syntheses per record before review (default 4)")
+    parser.add_argument("--workers", type=int, default=1, help="items processed in parallel (threads)")
+    parser.add_argument("--max-wer", type=float, default=0.10, help="en: largest accepted WER (default 0.10)")
+    parser.add_argument("--max-cer", type=float, default=0.15, help="zh: largest accepted CER (default 0.15)")
+    parser.add_argument("--max-mer", type=float, default=0.25, help="code-switched: largest accepted mixed error")
+    parser.add_argument("--homophones", action="store_true", help="zh: compare toneless pinyin (homophone-tolerant)")
+    parser.add_argument("--top-share", type=float, default=0.6, help="share of best voices for clarity-critical subsets")
+    parser.add_argument("--low-share", type=float, default=0.5,
+                        help="share of the lower-ranked voices added for conversational subsets")
+    parser.add_argument("--perturb", action="store_true", help="also generate the robust conditions afterwards")
+    parser.add_argument("--noise", help="noise folder for background_noise (with --perturb)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    sub = parser.add_subparsers(dest="build_action", metavar="ACTION")
+    rv = sub.add_parser("review", help="accept or reject queued items", description="accept or reject queued items")
+    rv.add_argument("--data", required=True, help="a built folder")
+    rv.add_argument("--accept", action="append", default=[], metavar="ID", help="accept an item (repeatable)")
+    rv.add_argument("--reject", action="append", default=[], metavar="ID", help="reject an item (repeatable)")
+    rv.add_argument("--attempt", type=int, help="with --accept: use this attempt instead of the best one")
+    rv.add_argument("--note", default="", help="a note stored with the decision")
+    rv.add_argument("--list", action="store_true", help="list the queue and exit")
+    pt = sub.add_parser("perturb", help="generate the 36 robust conditions from robust_clean",
+                        description="generate the 36 robust conditions from robust_clean")
+    pt.add_argument("--data", required=True, help="a built folder holding json/robust_clean.json")
+    pt.add_argument("--subset", default="robust", choices=["robust"], help="the subset to generate")
+    pt.add_argument("--noise", help="folder of noise recordings for background_noise (default: synthetic babble)")
+    pt.add_argument("--seed", type=int, default=0)
+    pt.add_argument("--lang", choices=["en", "zh"], help="level naming (default: from the build manifest)")
+    pt.add_argument("--quiet", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vocalbench.cli import CliError
+
+    try:
+        if args.build_action == "review":
+            return _review(args)
+        if args.build_action == "perturb":
+            return _perturb(args.data, args.noise, args.seed, args.lang, args.quiet)
+        return _build(args)
+    except (FileNotFoundError, ValueError, RuntimeError) as exc:
+        raise CliError(str(exc)) from exc
+
+
+def _build(args: argparse.Namespace) -> int:
+    from vocalbench.build.items import read_items
+    from vocalbench.build.pipeline import BuildOptions, build
+    from vocalbench.cli import CliError
+
+    if not args.items or not args.out:
+        raise CliError("build needs --items ITEMS and --out DATA (or an action: review, perturb)")
+    subsets = [s.strip() for s in args.subsets.split(",")] if args.subsets else None
+    items = read_items(args.items, lang=args.lang, subsets=subsets, limit=args.limit)
+    opts = BuildOptions(
+        tts=args.tts, asr=args.asr, mos=None if args.mos in ("none", "off") else args.mos,
+        emotion=None if args.emotion in ("none", "off") else args.emotion,
+        voices=[v.strip() for v in args.voices.split(",")] if args.voices else None, speeds=args.speeds,
+        seed=args.seed, max_attempts=args.max_attempts, workers=max(1, args.workers),
+        max_error={"en": args.max_wer, "zh": args.max_cer, "mixed": args.max_mer}, homophones=args.homophones,
+        top_share=args.top_share, low_share=args.low_share, progress=not args.quiet)
+    manifest = build(items, args.out, opts, lang=args.lang, source=str(args.items))
+    s = manifest["summary"]
+    print(json.dumps({"out": str(args.out), "accepted": s["accepted"], "queued": s["queued"],
+                      "retry_share": s["retry_share"], "mean_error": s["mean_error_accepted"],
+                      "counts": manifest["counts"]}, ensure_ascii=False))
+    if s["queued"]:
+        print(f"{s['queued']} item(s) wait in {Path(args.out) / 'review.jsonl'}: "
+              f"vocalbench build review --data {args.out}", file=sys.stderr)
+    if args.perturb and "robust_clean" in manifest["counts"]:
+        _perturb(args.out, args.noise, args.seed, manifest["build"]["lang"], args.quiet)
+    return 0
+
+
+def _perturb(data: str, noise: str | None, seed: int, lang: str | None, quiet: bool) -> int:
+    from vocalbench.build.perturb import perturb_robust
+
+    section = perturb_robust(data, lang=lang, noise_dir=noise, seed=seed, progress=not quiet)
+    ratio = section["output_audio_seconds"] / max(section["wall_seconds"], 1e-9)
+    print(json.dumps({"data": str(data), "robust_items": section["items"], "conditions": section["conditions"],
+                      "noise": section["background_noise"]["source"], "x_real_time": round(ratio, 1)}))
+    return 0
+
+
+def _review(args: argparse.Namespace) -> int:
+    from vocalbench.build import review
+
+    root = Path(args.data)
+    if args.list:
+        queue = review.pending(root)
+        for e in queue:
+            print(review.describe(e))
+        print(f"{len(queue)} pending", file=sys.stderr)
+        return 0
+    if args.accept or args.reject:
+        for ident in args.accept:
+            e = review.decide(root, ident, accept=True, attempt=args.attempt, note=args.note, rewrite=False)
+            print(json.dumps({"id": e["label"], "decision": "accepted"}))
+        for ident in args.reject:
+            e = review.decide(root, ident, accept=False, note=args.note, rewrite=False)
+            print(json.dumps({"id": e["label"], "decision": "rejected"}))
+        from vocalbench.build.pipeline import finalize
+
+        finalize(root)
+        return 0
+    if not sys.stdin.isatty():
+        from vocalbench.cli import CliError
+
+        raise CliError("interactive review needs a terminal; use --accept ID / --reject ID / --list")
+    counts = review.interactive(root)
+    print(json.dumps(counts))
+    return 0

@@ -1,0 +1,46 @@
+"""``vocalbench compare RUN_A RUN_B``: paired bootstrap per subset, dimension and overall."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from vocalbench.cli import CliError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_a", metavar="RUN_A", help="run folder A (language run or parent of en/ zh/)")
+    parser.add_argument("run_b", metavar="RUN_B", help="run folder B; differences are A - B")
+    parser.add_argument("--out", metavar="FILE", help="also write the comparison as JSON")
+    parser.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--quiet", action="store_true", help="do not print the table")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vocalbench.report.compare import compare_runs, print_comparison
+    from vocalbench.report.runs import RunFolderError, load_runs
+
+    if args.n_boot < 1:
+        raise CliError("--n-boot must be at least 1")
+    try:
+        runs_a, runs_b = load_runs([args.run_a]), load_runs([args.run_b])
+    except RunFolderError as exc:
+        raise CliError(str(exc)) from exc
+    pairs = [(a, b) for a in runs_a for b in runs_b if a.lang == b.lang]
+    if not pairs:
+        raise CliError("the two runs share no language: nothing to compare")
+    results = []
+    for a, b in pairs:
+        res = compare_runs(a, b, n_boot=args.n_boot, seed=args.seed)
+        if not res["rows"]:
+            res["notes"].append("no statistic has item-level scores in both runs")
+        results.append(res)
+        if not args.quiet:
+            print_comparison(res)
+    if args.out:
+        body = results[0] if len(results) == 1 else {"comparisons": results}
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
+    return 0

@@ -1,0 +1,74 @@
+"""``vocalbench list systems|subsets|components``: what is registered and whether it is installed."""
+
+from __future__ import annotations
+
+import argparse
+
+KINDS = ("systems", "subsets", "components")
+COMPONENT_KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("what", choices=KINDS, help="what to list")
+    p.add_argument("--lang", choices=["en", "zh"], default=None, help="subsets of one language only")
+    p.add_argument("--json", action="store_true", help="one JSON object per line")
+
+
+def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
+    """The listing as plain rows (also used by tests and reports)."""
+    from vocalbench import registry
+
+    out: list[dict[str, object]] = []
+    if what == "subsets":
+        from vocalbench.scoring.subsets import SUBSETS
+
+        for lg, names in SUBSETS.items():
+            if lang and lg != lang:
+                continue
+            for name in names:
+                try:
+                    summary = registry.get("subset", f"{lg}/{name}").summary
+                except KeyError:
+                    summary = ""
+                from vocalbench.data.official import SUBSETS as SIZES
+
+                size = SIZES.get(lg, {}).get(name)
+                out.append({"lang": lg, "subset": name, "items": size, "scoring": summary})
+        return out
+    kinds = ("system",) if what == "systems" else COMPONENT_KINDS
+    for kind in kinds:
+        for e in registry.entries(kind):
+            out.append({"kind": e.kind, "name": e.name, "installed": e.installed(), "extra": e.extra,
+                        "missing": e.missing(), "summary": e.summary})
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+    from rich.markup import escape
+    from rich.table import Table
+
+    data = rows(args.what, args.lang)
+    if args.json:
+        for r in data:
+            print(json.dumps(r, ensure_ascii=False))
+        return 0
+    table = Table(title=args.what)
+    if args.what == "subsets":
+        for col in ("lang", "subset", "items", "scoring"):
+            table.add_column(col)
+        for r in data:
+            table.add_row(str(r["lang"]), str(r["subset"]), "–" if r["items"] is None else str(r["items"]),
+                          escape(str(r["scoring"])))
+    else:
+        for col in ("kind", "name", "installed", "extra", "summary"):
+            table.add_column(col)
+        for r in data:
+            inst = "yes" if r["installed"] else "[red]no[/red] (missing " + ", ".join(r["missing"]) + ")"  # type: ignore[arg-type]
+            table.add_row(str(r["kind"]), str(r["name"]), inst,
+                          escape(f"pip install 'vocalbench[{r['extra']}]'") if r["extra"] else "core",
+                          escape(str(r["summary"])))
+    Console(width=160).print(table)
+    return 0

@@ -1,0 +1,36 @@
+"""``vocalbench report RUN [RUN ...] --out DIR``: leaderboard, plots and the per-sample viewer."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from vocalbench.cli import CliError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="run folders (a language run, or a parent holding en/ and zh/)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="report folder to write")
+    parser.add_argument("--n-boot", type=int, default=1000, metavar="N",
+                        help="bootstrap resamples for the confidence intervals (0: none; default 1000)")
+    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
+
+
+def run(args: argparse.Namespace) -> int:
+    from vocalbench.report.build import write_report
+    from vocalbench.report.runs import RunFolderError
+
+    if args.n_boot < 0:
+        raise CliError("--n-boot must be 0 or more")
+    try:
+        res = write_report(args.runs, args.out, n_boot=args.n_boot, seed=args.seed)
+    except RunFolderError as exc:
+        raise CliError(str(exc)) from exc
+    for w in res.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    if not args.quiet:
+        for f in res.files:
+            print(f)
+    return 0

@@ -1,0 +1,73 @@
+"""``vocalbench score RUN [--judge SPEC] [--subsets LIST] [--protocol v2|v1] [--quiet]``.
+
+(Re)scores a run folder; only missing work is done. ``--judge`` / ``--protocol`` update the run's
+``config.json`` (the summary always uses the current config's evaluators); ``--subsets`` limits
+what is scored now without changing the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run", help="run folder (holds store.sqlite and config.json)")
+    p.add_argument("--judge", default=None, help="judge SPEC: local | none | openai:MODEL[@BASE_URL] | paper")
+    p.add_argument("--subsets", default=None, help="comma-separated subsets to score now (default: all of the run)")
+    p.add_argument("--protocol", choices=["v2", "v1"], default=None, help="scoring protocol (default: the run's)")
+    p.add_argument("--asr", default=None, help="ASR SPEC for transcripts of reply audio")
+    p.add_argument("--mos", default=None, help="MOS SPEC")
+    p.add_argument("--emotion", default=None, help="emotion classifier SPEC")
+    p.add_argument("--judge-concurrency", type=int, default=None, help="parallel judge calls per endpoint")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or table")
+
+
+def run(args: argparse.Namespace) -> int:
+    from pydantic import ValidationError
+
+    from vocalbench.cli import CliError
+    from vocalbench.config import RunConfig
+    from vocalbench.scoring.engine import score_run_sync
+
+    run_dir = Path(args.run)
+    try:
+        cfg = RunConfig.load(run_dir)
+    except FileNotFoundError as exc:
+        raise CliError(str(exc)) from exc
+    if not (run_dir / "store.sqlite").exists():
+        raise CliError(f"{run_dir}: no store.sqlite (generate or import replies first)")
+    updates = {k: v for k, v in {"judge": args.judge, "protocol": args.protocol, "asr": args.asr, "mos": args.mos,
+                                 "emotion": args.emotion, "judge_concurrency": args.judge_concurrency}.items()
+               if v is not None}
+    if updates:
+        try:
+            cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
+        except ValidationError as exc:
+            raise CliError(f"invalid option: {exc.errors()[0]['msg']}") from exc
+        _save_keeping_extra(cfg, run_dir)
+    if args.quiet:
+        cfg = cfg.model_copy(update={"quiet": True})
+    subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+    try:
+        summary = score_run_sync(run_dir, cfg, subsets=subsets, progress=not args.quiet)
+    except ValueError as exc:
+        raise CliError(str(exc)) from exc
+    if not args.quiet:
+        from vocalbench.report.leaderboard import print_table
+
+        print_table(summary)
+    return 0
+
+
+def _save_keeping_extra(cfg: object, run_dir: Path) -> None:
+    """Rewrite config.json with the new values, keeping keys RunConfig does not model (versions, import info)."""
+    import json
+
+    from vocalbench.config import RunConfig
+
+    assert isinstance(cfg, RunConfig)
+    p = run_dir / "config.json"
+    old = json.loads(p.read_text()) if p.exists() else {}
+    extra = {k: v for k, v in old.items() if k not in RunConfig.model_fields}
+    cfg.save(run_dir, extra=extra)

@@ -1,0 +1,38 @@
+"""``vocalbench serve --system SPEC --port P [--faults SPEC]``: a system as an OpenAI-compatible endpoint."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--system", default="offline", help="system SPEC to serve (default: offline)")
+    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (0: pick a free one, printed)")
+    p.add_argument("--faults", default=None,
+                   help='inject faults per request, e.g. "429:0.1,500:0.1,timeout:0.05,drop:0.1"')
+    p.add_argument("--fault-seed", type=int, default=0, help="seed of the fault generator")
+    p.add_argument("--hang-seconds", type=float, default=3600.0, help="how long a 'timeout' fault stays silent")
+    p.add_argument("--system-base-url", default=None, help="base URL of a network system being re-served")
+    p.add_argument("--voice", default=None, help="voice of the served system, where it has voices")
+    p.add_argument("--max-reply-tokens", type=int, default=160, help="reply cap of cascade systems")
+    p.add_argument("--quiet", action="store_true", help="print only the serving line")
+
+
+def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from vocalbench.cli import CliError
+    from vocalbench.systems import SystemOptions, resolve
+    from vocalbench.systems.serve import FaultPlan, serve_forever
+
+    try:
+        faults = replace(FaultPlan.parse(args.faults), hang_seconds=args.hang_seconds)
+        system = resolve(args.system, SystemOptions.from_env(args.system_base_url, args.voice, args.max_reply_tokens))
+    except (ValueError, FileNotFoundError) as exc:
+        raise CliError(str(exc)) from None
+    try:
+        asyncio.run(serve_forever(system, args.port, faults, args.fault_seed, args.quiet))
+    except KeyboardInterrupt:
+        return 0
+    return 0

@@ -1,0 +1,119 @@
+"""ASR with faster-whisper (CTranslate2): the offline Whisper base and the paper's large-v3.
+
+Decoding is deterministic (beam search, temperature 0 only, no sampling fallback). The language
+is forced from the item's language (None auto-detects, for code-switched audio); Chinese output
+is converted to Simplified with OpenCC t2s. Audio of any length is decoded in 30 s windows by
+faster-whisper; optional Silero VAD trimming skips silence. Each file gets a ``Transcript`` or a
+``ComponentError``; one bad file never fails the batch.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from vocalbench.components.base import ComponentError, ComponentUnavailable, Transcript
+
+SAMPLE_RATE = 16000
+
+
+def _device() -> tuple[str, str]:
+    """(device, compute_type): CUDA float16 when CTranslate2 sees a GPU, else CPU int8."""
+    import ctranslate2
+
+    try:
+        if ctranslate2.get_cuda_device_count() > 0:
+            return "cuda", "float16"
+    except RuntimeError:
+        pass
+    return "cpu", "int8"
+
+
+_T2S: Any = None
+
+
+def to_simplified(text: str) -> str:
+    """Traditional -> Simplified Chinese (OpenCC t2s)."""
+    global _T2S
+    if _T2S is None:
+        import opencc
+
+        _T2S = opencc.OpenCC("t2s")
+    return _T2S.convert(text)
+
+
+class FasterWhisperASR:
+    """A Whisper model served by faster-whisper, loaded once per instance."""
+
+    def __init__(self, model: str, name: str, *, vad: bool = False, beam_size: int = 5,
+                 device: str | None = None, threads: int = 0) -> None:
+        from vocalbench.registry import MissingDependency
+
+        try:
+            import faster_whisper
+        except ImportError as exc:
+            raise MissingDependency(f"ASR '{name}'", "faster_whisper", "asr") from exc
+        dev, compute = _device() if device is None else (device, "float16" if device == "cuda" else "int8")
+        try:
+            self._model = faster_whisper.WhisperModel(model, device=dev, compute_type=compute, cpu_threads=threads)
+        except Exception as exc:  # missing folder, failed hub download, corrupt model
+            raise ComponentUnavailable(
+                "asr_model_unavailable",
+                f"cannot load Whisper model '{model}' ({type(exc).__name__}: {exc}); give a local "
+                f"CTranslate2 model folder as paper:PATH or run where the model hub can be reached",
+            ) from exc
+        self.vad = vad
+        self.beam_size = beam_size
+        self.device = dev
+        self.id = f"faster-whisper:{name}" + ("+vad" if vad else "")
+        self.version = f"{faster_whisper.__version__}/beam{beam_size}"
+        self._lock = threading.Lock()  # CTranslate2 models are not re-entrant per instance
+
+    def transcribe(self, paths: Sequence[str | Path], lang: str | None = None) -> list[Transcript | ComponentError]:
+        """One Transcript (or ComponentError) per path, in order."""
+        from vocalbench.audio import AudioError, load
+
+        out: list[Transcript | ComponentError] = []
+        for p in paths:
+            try:
+                samples, sr = load(p, SAMPLE_RATE)
+            except AudioError as exc:
+                out.append(ComponentError(str(p), "bad_audio", str(exc)))
+                continue
+            try:
+                out.append(self._one(str(p), samples, lang))
+            except Exception as exc:  # a decoding failure of one file stays with that file
+                out.append(ComponentError(str(p), "asr_failed", f"{p}: {type(exc).__name__}: {exc}"))
+        return out
+
+    def _one(self, path: str, samples: Any, lang: str | None) -> Transcript:
+        with self._lock:
+            segments, info = self._model.transcribe(
+                samples,
+                language=lang,
+                beam_size=self.beam_size,
+                temperature=0.0,
+                condition_on_previous_text=False,
+                vad_filter=self.vad,
+            )
+            text = "".join(s.text for s in segments).strip()
+        language = lang or info.language
+        if language == "zh":
+            text = to_simplified(text)
+        return Transcript(file=path, text=text, language=language, seconds=len(samples) / SAMPLE_RATE)
+
+
+def whisper_base(**opts: Any) -> FasterWhisperASR:
+    """The offline default: Whisper base assembled from the packaged parts."""
+    from vocalbench.components import assets
+
+    return FasterWhisperASR(str(assets.whisper_base_dir()), "whisper-base", **opts)
+
+
+def whisper_large_v3(path: str | None = None, **opts: Any) -> FasterWhisperASR:
+    """The paper's Whisper-large-v3: a local CTranslate2 folder (paper:PATH) or a hub download."""
+    if path is not None and not Path(path).is_dir():
+        raise ComponentUnavailable("asr_model_unavailable", f"Whisper large-v3 folder not found: {path}")
+    return FasterWhisperASR(path or "large-v3", "whisper-large-v3", **opts)

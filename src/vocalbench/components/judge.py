@@ -1,0 +1,262 @@
+"""The LLM judge: rubric -> prompt -> JSON answer -> Verdict, with cache, retries and accounting.
+
+- Answers are requested as JSON (``{"reason": ..., "score": N}`` for scale rubrics,
+  ``{"reason": ..., "verdict": "yes"|"no"}`` for binary ones) and parsed robustly
+  (``parse_scale``/``parse_binary`` also accept fenced JSON, ``[[4]]``, ``Score: 4``, yes/no tags).
+- Transient failures (429, 5xx, timeouts, connection errors) and unparseable replies are retried
+  a bounded number of times with exponential backoff; then the verdict carries
+  ``judge_unavailable`` or ``judge_unparseable`` (raw reply kept). Other errors give
+  ``judge_error:<ExceptionType>`` at once.
+- Verdicts are cached persistently by (model, base URL host, rubric hash, prompt hash): a hit makes
+  no request and is marked ``trace.cached``.
+- Requests to one endpoint share a concurrency limit (a semaphore per base URL and event loop).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import re
+import time
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from vocalbench.components.base import ChatLLM
+from vocalbench.components.cache import ResultCache
+from vocalbench.records import JudgeTrace
+from vocalbench.scoring.base import Verdict
+from vocalbench.scoring.rubrics import Rubric
+
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+_SCALE_PATTERNS = (
+    re.compile(r"\[\[\s*(-?\d+(?:\.\d+)?)\s*\]\]"),
+    re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"']?\s*(-?\d+(?:\.\d+)?)", re.I),
+)
+_BINARY_PATTERNS = (
+    re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.I),
+    re.compile(r"[\"']?(?:verdict|answer|judgement|judgment|decision|result)[\"']?\s*[:：=]\s*[\"']?\s*(yes|no)\b",
+               re.I),
+)
+_YES = {"yes", "true", "y", "是", "对", "正确"}
+_NO = {"no", "false", "n", "否", "不", "错误"}
+
+
+def _json_objects(raw: str) -> list[dict[str, Any]]:
+    """Every JSON object found in ``raw``: the whole text, fenced blocks, then {...} spans."""
+    candidates = [raw.strip(), *(m.strip() for m in _FENCE.findall(raw))]
+    candidates += re.findall(r"\{[^{}]*\}", raw)
+    out: list[dict[str, Any]] = []
+    for c in candidates:
+        try:
+            obj = json.loads(c)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            out.append(obj)
+    return out
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool):
+        return None
+    if isinstance(v, (int, float)):
+        return float(v)
+    if isinstance(v, str):
+        m = re.fullmatch(r"\s*(-?\d+(?:\.\d+)?)\s*(?:/\s*\d+)?\s*", v)
+        return float(m.group(1)) if m else None
+    return None
+
+
+def parse_scale(raw: str, lo: int, hi: int) -> float | None:
+    """The score in a judge reply, within lo..hi; None when there is none (or it is out of range)."""
+    if not raw:
+        return None
+
+    def ok(v: float | None) -> float | None:
+        return v if v is not None and lo <= v <= hi else None
+
+    for obj in _json_objects(raw):
+        for key in ("score", "rating", "grade"):
+            if key in obj:
+                return ok(_number(obj[key]))
+    for pattern in _SCALE_PATTERNS:
+        found = pattern.findall(raw)
+        if found:
+            return ok(float(found[-1]))
+    return ok(_number(raw.strip().strip(".")))
+
+
+def _yes_no(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    if isinstance(v, str):
+        w = v.strip().strip(".!。").lower()
+        if w in _YES:
+            return True
+        if w in _NO:
+            return False
+    return None
+
+
+def parse_binary(raw: str) -> bool | None:
+    """The yes/no verdict in a judge reply; None when there is none."""
+    if not raw:
+        return None
+    for obj in _json_objects(raw):
+        for key in ("verdict", "answer", "judgement", "judgment", "decision", "result"):
+            if key in obj:
+                return _yes_no(obj[key])
+    for pattern in _BINARY_PATTERNS:
+        found = pattern.findall(raw)
+        if found:
+            return found[-1].lower() == "yes"
+    return _yes_no(raw)
+
+
+def answer_format(rubric: Rubric) -> str:
+    """The output instruction appended to the rubric's system prompt."""
+    if rubric.kind == "binary":
+        return ('Respond with one JSON object and nothing else: '
+                '{"reason": "<one short sentence>", "verdict": "yes" or "no"}')
+    return ('Respond with one JSON object and nothing else: '
+            f'{{"reason": "<one short sentence>", "score": <integer from {rubric.lo} to {rubric.hi}>}}')
+
+
+_SEMAPHORES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
+    weakref.WeakKeyDictionary())
+
+
+def endpoint_semaphore(endpoint: str, limit: int) -> asyncio.Semaphore:
+    """The shared concurrency limit of one endpoint within the running event loop."""
+    per_loop = _SEMAPHORES.setdefault(asyncio.get_running_loop(), {})
+    if endpoint not in per_loop:
+        per_loop[endpoint] = asyncio.Semaphore(limit)
+    return per_loop[endpoint]
+
+
+class Judge:
+    """The judge role (scoring/base.py ``Judge``) over any ``ChatLLM``; ``id`` is ``model@host``."""
+
+    def __init__(self, llm: ChatLLM, *, concurrency: int = 2, max_attempts: int = 4, backoff: float = 1.0,
+                 max_backoff: float = 30.0, max_tokens: int = 256, seed: int = 0,
+                 cache: ResultCache | None = None, store: Any = None,
+                 on_call: Callable[[dict[str, Any]], None] | None = None) -> None:
+        self.llm = llm
+        self.id = llm.id
+        self.model, _, self.host = llm.id.rpartition("@")
+        self.endpoint = getattr(llm, "base_url", llm.id)
+        self.concurrency = concurrency
+        self.max_attempts = max(1, max_attempts)
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self.max_tokens = max_tokens
+        self.seed = seed
+        self._cache = cache
+        self.store = store
+        self.on_call = on_call
+
+    @property
+    def cache(self) -> ResultCache:
+        if self._cache is None:
+            from vocalbench.components.cache import default_cache
+
+            self._cache = default_cache()
+        return self._cache
+
+    def messages(self, rubric: Rubric, fields: dict[str, str]) -> list[dict[str, str]]:
+        """The chat messages sent for these fields (the rubric's, plus the answer format)."""
+        msgs = rubric.render(fields)
+        msgs[0] = {"role": "system", "content": f"{msgs[0]['content']}\n\n{answer_format(rubric)}"}
+        return msgs
+
+    def _parse(self, rubric: Rubric, raw: str) -> float | None:
+        if rubric.kind == "binary":
+            v = parse_binary(raw)
+            return None if v is None else float(v)
+        return parse_scale(raw, rubric.lo, rubric.hi)
+
+    def _log(self, subset: str | None, sample_id: str | None, prompt_hash: str, cached: bool,
+             tokens: tuple[int | None, int | None], seconds: float, error: str | None) -> None:
+        record = {"subset": subset, "sample_id": sample_id, "model": self.id, "prompt_hash": prompt_hash,
+                  "cached": cached, "prompt_tokens": tokens[0], "completion_tokens": tokens[1],
+                  "seconds": seconds, "error": error}
+        if self.store is not None:
+            self.store.log_judge_call(**record)
+        if self.on_call is not None:
+            self.on_call(record)
+
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+        """Judge one item against ``rubric``; never raises for endpoint or reply problems."""
+        from vocalbench.components.llm import is_transient
+
+        messages = self.messages(rubric, fields)
+        prompt_hash = hashlib.sha256(json.dumps(messages, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
+
+        def trace(raw: str, cached: bool = False) -> JudgeTrace:
+            return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
+
+        hit = self.cache.get_verdict(self.model, self.host, rubric.hash, prompt_hash)
+        if hit is not None:
+            self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
+            return Verdict(hit[0], trace(hit[1], cached=True))
+
+        sent = messages
+        raw: str | None = None
+        error = "judge_unavailable"
+        tokens = [0, 0]
+        seconds = 0.0
+        for attempt in range(self.max_attempts):
+            if attempt:
+                await asyncio.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+            t0 = time.perf_counter()
+            try:
+                async with endpoint_semaphore(self.endpoint, self.concurrency):
+                    res = await self.llm.chat(sent, max_tokens=self.max_tokens, json_mode=True,
+                                              temperature=0.0, seed=self.seed)
+            except Exception as exc:
+                seconds += time.perf_counter() - t0
+                if is_transient(exc):
+                    error, raw = "judge_unavailable", f"{type(exc).__name__}: {exc}"
+                    continue
+                error = f"judge_error:{type(exc).__name__}"
+                self._log(subset, sample_id, prompt_hash, False, (None, None), seconds, error)
+                return Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
+            seconds += res.seconds
+            tokens[0] += res.prompt_tokens or 0
+            tokens[1] += res.completion_tokens or 0
+            value = self._parse(rubric, res.text)
+            if value is not None:
+                self.cache.put_verdict(self.model, self.host, rubric.hash, prompt_hash, value, res.text)
+                self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, None)
+                return Verdict(value, trace(res.text))
+            error, raw = "judge_unparseable", res.text
+            sent = [*messages, {"role": "assistant", "content": res.text},
+                    {"role": "user", "content": f"That was not in the required format. {answer_format(rubric)}"}]
+        self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, error)
+        return Verdict(None, trace(raw or ""), error=error)
+
+
+def local_judge(**opts: Any) -> Judge:
+    """The judge on the local llama.cpp server (started or reused)."""
+    from vocalbench.components.llm import local_chat
+
+    return Judge(local_chat(), **opts)
+
+
+def openai_judge(model: str, base_url: str | None = None, **opts: Any) -> Judge:
+    """A judge on any OpenAI-compatible endpoint; key from VOCALBENCH_JUDGE_API_KEY or OPENAI_API_KEY."""
+    from vocalbench.components.llm import OpenAIChat
+
+    timeout = opts.pop("timeout", 120.0)
+    return Judge(OpenAIChat(model, base_url, timeout=timeout), **opts)
+
+
+PAPER_MODEL = "qwen-max-2025-01-25"
+PAPER_BASE_URL = "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"
+
+
+def paper_judge(**opts: Any) -> Judge:
+    """The paper's judge, Qwen2.5-Max, on DashScope's OpenAI-compatible mode (needs a key and network)."""
+    return openai_judge(PAPER_MODEL, PAPER_BASE_URL, **opts)

@@ -1,0 +1,178 @@
+"""The local LLM server: llama.cpp's OpenAI-compatible server on the packaged Qwen2.5 GGUF.
+
+``ensure_server()`` returns a running server, reusing one that is already up (a state file in
+``cache_dir()/llm_server`` records pid and port and is checked for liveness), else starting
+``python -m llama_cpp.server`` on a free 127.0.0.1 port and waiting until ``/v1/models`` answers.
+One handle per process (the judge and the cascade brain share it). ``stop()`` and the context
+manager stop only a server this process started; a reused one is left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b"}  # alias -> assets name
+SEED = 1234
+START_TIMEOUT = 300.0
+
+
+class ServerError(RuntimeError):
+    """The local LLM server could not be started; the message points at its log file."""
+
+
+@dataclass
+class ServerHandle:
+    """A running local server: where it listens and whether this process owns it."""
+
+    base_url: str  # e.g. http://127.0.0.1:PORT/v1
+    model_alias: str
+    pid: int
+    port: int
+    owned: bool = False
+    log: str | None = None
+    _proc: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+
+    def stop(self) -> None:
+        """Stop the server if this process started it (a reused server is left running)."""
+        if not self.owned:
+            return
+        if self._proc is not None:
+            self._proc.terminate()
+            try:
+                self._proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self._proc.kill()
+                self._proc.wait()
+        self.owned = False
+        state = _state_file(self.model_alias)
+        if _read_state(state).get("pid") == self.pid:
+            state.unlink(missing_ok=True)
+        with _LOCK:
+            if _HANDLES.get(self.model_alias) is self:
+                del _HANDLES[self.model_alias]
+
+    def __enter__(self) -> ServerHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+_HANDLES: dict[str, ServerHandle] = {}
+_LOCK = threading.Lock()
+
+
+def _state_dir() -> Path:
+    from vocalbench.config import cache_dir
+
+    p = cache_dir() / "llm_server"
+    p.mkdir(parents=True, exist_ok=True)
+    return p
+
+
+def _state_file(alias: str) -> Path:
+    return _state_dir() / f"{alias}.json"
+
+
+def _read_state(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _answers(port: int, alias: str, timeout: float = 2.0) -> bool:
+    """True when 127.0.0.1:port serves /v1/models listing ``alias``."""
+    import httpx
+
+    try:
+        r = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=timeout)
+    except httpx.HTTPError:
+        return False
+    return r.status_code == 200 and any(m.get("id") == alias for m in r.json().get("data", []))
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _reuse(alias: str) -> ServerHandle | None:
+    state = _read_state(_state_file(alias))
+    pid, port = state.get("pid"), state.get("port")
+    if isinstance(pid, int) and isinstance(port, int) and _alive(pid) and _answers(port, alias):
+        return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, pid, port, owned=False, log=state.get("log"))
+    return None
+
+
+def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
+    from importlib.util import find_spec
+
+    from vocalbench.components import assets
+    from vocalbench.registry import MissingDependency
+
+    for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
+        if find_spec(module) is None:
+            raise MissingDependency("the local LLM server", module, "llm")
+    gguf = assets.ensure(MODELS[alias])
+    port = _free_port()
+    log = _state_dir() / f"{alias}.log"
+    cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
+           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--model_alias", alias,
+           "--seed", str(SEED)]
+    with open(log, "wb") as fh:
+        proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                start_new_session=True)
+    deadline = time.monotonic() + START_TIMEOUT
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise ServerError(f"llama.cpp server exited with status {proc.returncode}; see {log}")
+        if _answers(port, alias):
+            _state_file(alias).write_text(json.dumps({"pid": proc.pid, "port": port, "log": str(log),
+                                                      "model": str(gguf), "started": time.time()}))
+            return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, proc.pid, port, owned=True, log=str(log),
+                                _proc=proc)
+        time.sleep(0.5)
+    os.killpg(proc.pid, signal.SIGTERM)
+    raise ServerError(f"llama.cpp server did not answer within {START_TIMEOUT:.0f} s; see {log}")
+
+
+def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int = 2, n_ctx: int = 4096) -> ServerHandle:
+    """A running local server for ``model`` (reused when one is up; started otherwise)."""
+    import fcntl
+
+    if model not in MODELS:
+        raise KeyError(f"unknown local model '{model}' (known: {', '.join(MODELS)})")
+    with _LOCK:
+        handle = _HANDLES.get(model)
+        if handle is not None and _alive(handle.pid) and _answers(handle.port, model):
+            return handle
+        with open(_state_dir() / f"{model}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one process starts it; the others wait, then reuse
+            try:
+                handle = _reuse(model) or _start(model, threads, n_ctx)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        _HANDLES[model] = handle
+        return handle

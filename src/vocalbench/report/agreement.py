@@ -1,0 +1,351 @@
+"""Judge-human agreement: the paper's pairwise statistics plus chance-corrected reliability.
+
+Pure functions (numpy/scipy): :func:`cohen_kappa`, :func:`fleiss_kappa`,
+:func:`krippendorff_alpha` (nominal and interval), :func:`spearman`, and the paper's
+:func:`pairwise_match_rates` (consistency rate, majority match, any match; METRICS.md).
+:func:`read_human_csv` imports ratings; :func:`human_agreement` and :func:`judge_swap` build the
+per-subset reports of ``vocalbench agreement``.
+
+Human ratings CSV (header required, UTF-8, one row per rater decision)::
+
+    sample_id,subset,rater_id,score                 # score mode: a number on the judge's scale
+    sample_id,subset,rater_id,pair_id,choice        # pairwise mode: choice A or B
+
+In pairwise mode A is the reply of the first run and B the reply of ``--pair-run`` (both scored
+by the same judge); the judge prefers the reply with the higher judged score (``main``, or the
+judged part such as emotion's ``semantic``) (equal scores: a tie,
+which agrees with nobody).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from collections import Counter, defaultdict
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+# --------------------------------------------------------------------------- statistics
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Cohen's kappa of two raters' labels on the same items: (po - pe) / (1 - pe).
+
+    Returns 1.0 when both raters use one and the same single category (perfect, no chance
+    correction possible) and NaN for no items.
+    """
+    if len(a) != len(b):
+        raise ValueError("both raters must label the same items")
+    n = len(a)
+    if n == 0:
+        return float("nan")
+    po = sum(x == y for x, y in zip(a, b)) / n
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(ca[k] * cb[k] for k in ca.keys() | cb.keys()) / (n * n)
+    if pe >= 1.0:
+        return 1.0 if po == 1.0 else float("nan")
+    return (po - pe) / (1 - pe)
+
+
+def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
+    """Fleiss' kappa from an (items x categories) matrix of how many raters chose each category.
+
+    Items may have different numbers of raters (at least 2 each); with a constant number this is
+    exactly Fleiss (1971).
+    """
+    m = np.asarray(counts, dtype=float)
+    n_i = m.sum(axis=1)
+    keep = n_i >= 2
+    m, n_i = m[keep], n_i[keep]
+    if m.shape[0] == 0:
+        return float("nan")
+    p_i = ((m * m).sum(axis=1) - n_i) / (n_i * (n_i - 1))
+    p_bar = p_i.mean()
+    p_j = m.sum(axis=0) / n_i.sum()
+    pe = float((p_j ** 2).sum())
+    if pe >= 1.0:
+        return 1.0 if p_bar == 1.0 else float("nan")
+    return float((p_bar - pe) / (1 - pe))
+
+
+def krippendorff_alpha(data: np.ndarray | Sequence[Sequence[float | None]], level: str = "nominal") -> float:
+    """Krippendorff's alpha from a (raters x units) matrix with NaN/None for missing values.
+
+    ``level``: "nominal" (disagreement 1 for unequal values) or "interval" (squared difference).
+    Units with fewer than two values are not pairable and are dropped, as Krippendorff defines.
+    """
+    if level not in ("nominal", "interval"):
+        raise ValueError("level must be 'nominal' or 'interval'")
+    arr = np.array([[np.nan if v is None else float(v) for v in row] for row in data], dtype=float)
+    values = np.unique(arr[np.isfinite(arr)])
+    if values.size == 0:
+        return float("nan")
+    index = {v: i for i, v in enumerate(values)}
+    k = values.size
+    coinc = np.zeros((k, k))
+    for unit in arr.T:
+        vals = unit[np.isfinite(unit)]
+        mu = vals.size
+        if mu < 2:
+            continue
+        c = np.zeros(k)
+        for v in vals:
+            c[index[v]] += 1
+        pairs = np.outer(c, c) - np.diag(c)  # ordered pairs of different raters
+        coinc += pairs / (mu - 1)
+    n_c = coinc.sum(axis=1)
+    n = n_c.sum()
+    if n <= 1:
+        return float("nan")
+    if level == "nominal":
+        delta = 1.0 - np.eye(k)
+    else:
+        delta = (values[:, None] - values[None, :]) ** 2
+    d_o = float((coinc * delta).sum()) / n
+    d_e = float((np.outer(n_c, n_c) * delta).sum()) / (n * (n - 1))
+    if d_e == 0.0:
+        return 1.0 if d_o == 0.0 else float("nan")
+    return 1.0 - d_o / d_e
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation (ties get average ranks); NaN when undefined."""
+    from scipy.stats import spearmanr
+
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
+        return float("nan")
+    return float(spearmanr(x, y).statistic)
+
+
+def pairwise_match_rates(judge: dict[Hashable, Hashable], raters: dict[Hashable, list[Hashable]]) -> dict[str, Any]:
+    """The paper's three rates over items rated by both the judge and at least one human.
+
+    consistency_rate: share of (item, rater) decisions equal to the judge's;
+    majority_match: share of items whose raters' strict majority equals the judge (items with a
+    tied vote have no majority and are left out, counted in ``no_majority``);
+    any_match: share of items where at least one rater agrees with the judge.
+    """
+    items = [i for i in raters if i in judge and raters[i]]
+    decisions = sum(len(raters[i]) for i in items)
+    agree = sum(sum(r == judge[i] for r in raters[i]) for i in items)
+    maj_items, maj_agree, no_majority, any_agree = 0, 0, 0, 0
+    for i in items:
+        votes = Counter(raters[i]).most_common()
+        if len(votes) > 1 and votes[0][1] == votes[1][1]:
+            no_majority += 1
+        elif votes[0][1] * 2 > len(raters[i]) or len(votes) == 1:
+            maj_items += 1
+            maj_agree += votes[0][0] == judge[i]
+        else:  # a plurality that is not a majority
+            no_majority += 1
+        any_agree += any(r == judge[i] for r in raters[i])
+    return {
+        "items": len(items),
+        "decisions": decisions,
+        "consistency_rate": 100.0 * agree / decisions if decisions else None,
+        "majority_match": 100.0 * maj_agree / maj_items if maj_items else None,
+        "no_majority": no_majority,
+        "any_match": 100.0 * any_agree / len(items) if items else None,
+    }
+
+
+# --------------------------------------------------------------------------- import
+@dataclass(frozen=True)
+class HumanRating:
+    """One human decision: a score, or a pairwise choice ("A"/"B") for ``pair_id``."""
+
+    sample_id: str
+    subset: str
+    rater_id: str
+    score: float | None = None
+    pair_id: str | None = None
+    choice: str | None = None
+
+
+class HumanCsvError(ValueError):
+    """A human ratings file that does not follow the documented CSV format."""
+
+
+def read_human_csv(path: str | Path) -> tuple[str, list[HumanRating]]:
+    """Read a ratings CSV; returns ("score" | "pairwise", ratings). Raises HumanCsvError with the
+    line number on a malformed row."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8-sig")
+    except OSError as exc:
+        raise HumanCsvError(f"{p}: cannot read ({exc})") from exc
+    reader = csv.DictReader(text.splitlines())
+    fields = {f.strip() for f in (reader.fieldnames or [])}
+    base = {"sample_id", "subset", "rater_id"}
+    if not base <= fields:
+        raise HumanCsvError(f"{p}: header must have sample_id, subset, rater_id (got {sorted(fields)})")
+    if "score" in fields:
+        mode = "score"
+    elif {"pair_id", "choice"} <= fields:
+        mode = "pairwise"
+    else:
+        raise HumanCsvError(f"{p}: header needs a 'score' column or 'pair_id' and 'choice' columns")
+    out: list[HumanRating] = []
+    for line, row in enumerate(reader, start=2):
+        row = {(k or "").strip(): (v or "").strip() for k, v in row.items()}
+        if not all(row.get(k) for k in base):
+            raise HumanCsvError(f"{p}:{line}: sample_id, subset and rater_id must not be empty")
+        if mode == "score":
+            try:
+                score = float(row["score"])
+            except ValueError as exc:
+                raise HumanCsvError(f"{p}:{line}: score {row['score']!r} is not a number") from exc
+            if not math.isfinite(score):
+                raise HumanCsvError(f"{p}:{line}: score must be finite")
+            out.append(HumanRating(row["sample_id"], row["subset"], row["rater_id"], score=score))
+        else:
+            choice = row["choice"].upper()
+            if choice not in ("A", "B"):
+                raise HumanCsvError(f"{p}:{line}: choice must be A or B (got {row['choice']!r})")
+            out.append(HumanRating(row["sample_id"], row["subset"], row["rater_id"],
+                                   pair_id=row.get("pair_id") or row["sample_id"], choice=choice))
+    if not out:
+        raise HumanCsvError(f"{p}: no ratings")
+    return mode, out
+
+
+# --------------------------------------------------------------------------- reports
+def _nan_to_none(x: float | None) -> float | None:
+    return None if x is None or not math.isfinite(x) else float(x)
+
+
+def _label(v: float) -> Hashable:
+    """Categorical label of a numeric rating (integers stay integers)."""
+    return int(v) if float(v).is_integer() else round(float(v), 6)
+
+
+def agreement_stats(judge: dict[str, Hashable], raters: dict[str, dict[str, Hashable]],
+                    numeric: bool) -> dict[str, Any]:
+    """All statistics for one subset: ``judge`` item -> label, ``raters`` rater -> item -> label."""
+    items = sorted({i for r in raters.values() for i in r})
+    by_item: dict[str, list[Hashable]] = {i: [r[i] for r in raters.values() if i in r] for i in items}
+    res: dict[str, Any] = pairwise_match_rates(judge, by_item)
+    res["raters"] = len(raters)
+    kappas: dict[str, float | None] = {}
+    for rid, r in sorted(raters.items()):
+        shared = [i for i in r if i in judge]
+        kappas[rid] = _nan_to_none(cohen_kappa([judge[i] for i in shared], [r[i] for i in shared])) if shared else None
+    vals = [k for k in kappas.values() if k is not None]
+    res["cohen_kappa_judge_vs_rater"] = kappas
+    res["cohen_kappa_mean"] = float(np.mean(vals)) if vals else None
+    cats = sorted({v for lst in by_item.values() for v in lst}, key=str)
+    col = {c: j for j, c in enumerate(cats)}
+    counts = np.zeros((len(items), len(cats)))
+    for n, i in enumerate(items):
+        for v in by_item[i]:
+            counts[n, col[v]] += 1
+    res["fleiss_kappa_raters"] = _nan_to_none(fleiss_kappa(counts)) if len(raters) >= 2 else None
+    rater_ids = sorted(raters)
+
+    def matrix(with_judge: bool) -> list[list[float | None]]:
+        rows = [[_as_number(raters[r].get(i)) for i in items] for r in rater_ids]
+        if with_judge:
+            rows.append([_as_number(judge.get(i)) for i in items])
+        return rows
+
+    for lvl in ("nominal", "interval") if numeric else ("nominal",):
+        res[f"krippendorff_alpha_{lvl}_raters"] = (_nan_to_none(krippendorff_alpha(matrix(False), lvl))
+                                                   if len(raters) >= 2 else None)
+        res[f"krippendorff_alpha_{lvl}_with_judge"] = _nan_to_none(krippendorff_alpha(matrix(True), lvl))
+    if numeric:
+        shared = [i for i in items if i in judge]
+        means = [float(np.mean([float(v) for v in by_item[i]])) for i in shared]  # type: ignore[arg-type]
+        res["spearman_judge_vs_mean_rater"] = _nan_to_none(spearman([float(judge[i]) for i in shared], means))  # type: ignore[arg-type]
+    else:
+        res["spearman_judge_vs_mean_rater"] = None
+    return res
+
+
+def _as_number(v: Hashable | None) -> float | None:
+    if v is None:
+        return None
+    if v in ("A", "B", "tie"):  # pairwise labels; only nominal statistics use them
+        return {"A": 0.0, "B": 1.0, "tie": 0.5}[v]  # type: ignore[index]
+    return float(v)  # type: ignore[arg-type]
+
+
+def human_agreement(mode: str, ratings: list[HumanRating], run: Any, pair_run: Any | None = None) -> dict[str, Any]:
+    """Per-subset agreement of the run's judge with human raters (``run``: a RunData)."""
+    by_subset: dict[str, list[HumanRating]] = defaultdict(list)
+    for r in ratings:
+        by_subset[r.subset].append(r)
+    out: dict[str, Any] = {"mode": mode, "run": str(run.path), "subsets": {}, "missing": []}
+    if mode == "pairwise" and pair_run is None:
+        raise ValueError("pairwise ratings need the run that produced the B replies (--pair-run)")
+    for subset, rows in sorted(by_subset.items()):
+        judge: dict[str, Hashable] = {}
+        raters: dict[str, dict[str, Hashable]] = defaultdict(dict)
+        missing = 0
+        for r in rows:
+            item = r.pair_id if mode == "pairwise" else r.sample_id
+            assert item is not None
+            if item not in judge:
+                verdict = _judge_label(mode, run, pair_run, subset, r.sample_id)
+                if verdict is None:
+                    missing += 1
+                    continue
+                judge[item] = verdict
+            raters[r.rater_id][item] = r.choice if mode == "pairwise" else _label(r.score)  # type: ignore[arg-type]
+        stats = agreement_stats(judge, dict(raters), numeric=mode == "score")
+        stats["judge_ties"] = sum(v == "tie" for v in judge.values())
+        stats["ratings_without_judge_score"] = missing
+        out["subsets"][subset] = stats
+        if missing:
+            out["missing"].append(f"{subset}: {missing} ratings refer to samples the judge did not score")
+    return out
+
+
+def _judge_label(mode: str, run: Any, pair_run: Any | None, subset: str, sample_id: str) -> Hashable | None:
+    sc = run.judge_score(subset, sample_id)
+    if sc is None or not sc.scored:
+        return None
+    if mode == "score":
+        return _label(sc.value)
+    other = pair_run.judge_score(subset, sample_id)
+    if other is None or not other.scored:
+        return None
+    if sc.value == other.value:
+        return "tie"
+    return "A" if sc.value > other.value else "B"
+
+
+def judge_swap(run_a: Any, run_b: Any) -> dict[str, Any]:
+    """Two judges on the same replies: per subset agreement, Cohen's kappa, mean difference (B - A),
+    Spearman, over the samples both scored."""
+    out: dict[str, Any] = {"judge_a": _judge_name(run_a), "judge_b": _judge_name(run_b), "subsets": {}}
+    subsets = sorted({s for s, _ in run_a.scores} & {s for s, _ in run_b.scores})
+    for subset in subsets:
+        ids = sorted({i for s, i in run_a.scores if s == subset} & {i for s, i in run_b.scores if s == subset})
+        xa, xb = [], []
+        for i in ids:
+            sa, sb = run_a.judge_score(subset, i), run_b.judge_score(subset, i)
+            if sa is not None and sb is not None and sa.scored and sb.scored:
+                xa.append(float(sa.value))
+                xb.append(float(sb.value))
+        if not xa:
+            continue
+        la, lb = [_label(v) for v in xa], [_label(v) for v in xb]
+        diff = np.asarray(xb) - np.asarray(xa)
+        out["subsets"][subset] = {
+            "n": len(xa),
+            "agreement": 100.0 * float(np.mean([p == q for p, q in zip(la, lb)])),
+            "cohen_kappa": _nan_to_none(cohen_kappa(la, lb)),
+            "mean_a": float(np.mean(xa)), "mean_b": float(np.mean(xb)),
+            "mean_difference": float(diff.mean()),
+            "spearman": _nan_to_none(spearman(xa, xb)),
+            "krippendorff_alpha_interval": _nan_to_none(krippendorff_alpha([xa, xb], "interval")),
+        }
+    return out
+
+
+def _judge_name(run: Any) -> str:
+    prov = run.summary.get("provenance") or {}
+    return str(prov.get("judge") or run.config.get("judge") or run.path)

@@ -1,0 +1,370 @@
+"""``vocalbench report``: leaderboard (Markdown + HTML), plots and the per-sample viewer.
+
+Everything is written under one folder that opens from disk with no server::
+
+    OUT/leaderboard.md     (vocalbench.report.leaderboard.write_markdown)
+    OUT/leaderboard.html   sortable tables per language, CIs, unscored counts, plots
+    OUT/viewer.html        per-sample viewer, data embedded as JSON, rendered with textContent
+    OUT/plots/*.svg        radar, robustness curves, latency, per-category bars
+    OUT/audio/...          query and reply audio, hard-linked (or copied) from the runs
+
+All text from runs (model replies above all) is untrusted: HTML is produced by Jinja2 with
+autoescape on, and the viewer's JSON block is escaped so that no ``</script>`` can break out.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vocalbench.report.measures import (
+    DIMENSION_LABEL,
+    DIMENSION_SUBSET,
+    LOWER_IS_BETTER,
+    build_run_table,
+    item_value,
+)
+from vocalbench.report.plots import category_chart, latency_chart, radar_chart, robustness_chart
+from vocalbench.report.runs import RunData, load_runs
+from vocalbench.report.stats import bootstrap_totals, percentile_ci
+
+LANG_NAME = {"en": "English", "zh": "Mandarin"}
+DIMENSIONS = {
+    "en": ["knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",
+           "empathy", "safety", "robust", "utmos", "wer", "rtf", "fcl_ms"],
+    "zh": ["knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",
+           "empathy", "safety", "robust", "utmos", "per", "code_switching", "dialect", "rtf", "fcl_ms"],
+}
+DIM_SUBSETS = {**{d: [s] for d, s in DIMENSION_SUBSET.items()},
+               "robust": ["robust", "robust_clean"], "code_switching": ["cs_knowledge", "cs_knowledge_en"],
+               "dialect": ["dialect"], "utmos": ["utmos"], "wer": ["wer"], "per": ["per"], "rtf": ["rtf"],
+               "fcl_ms": ["fcl_ms"]}
+ZH_KNOWLEDGE = ["chinese_knowledge", "foreign_knowledge", "general_knowledge"]
+CATEGORY_SUBSETS = ["knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
+                    "reasoning", "instruction_following"]
+EMOTIONS = ("angry", "happy", "neutral", "sad", "surprised")
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+@dataclass
+class ReportResult:
+    """What ``write_report`` produced and what it could not."""
+
+    out_dir: Path
+    files: list[Path] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def fmt(dim: str, v: float | None) -> str:
+    """A dimension value as the leaderboard prints it."""
+    if v is None or not math.isfinite(v):
+        return "—"
+    if dim in ("creativity", "single_round", "utmos", "rtf"):
+        return f"{v:.3f}"
+    if dim == "fcl_ms":
+        return f"{v:.0f}"
+    return f"{v:.2f}"
+
+
+def run_cis(run: RunData, n_boot: int, seed: int) -> dict[str, tuple[float, float]]:
+    """95 % bootstrap CIs of every statistic of one run (clustered, stratified resampling)."""
+    rt = build_run_table(run)
+    if not rt.stats or not rt.table.clusters:
+        return {}
+    cols = rt.table.columns
+    sums = rt.table.matrix(rt.table.clusters, cols)
+    tot = bootstrap_totals(sums, rt.table.strata, n_boot, seed)
+    idx = {c: i for i, c in enumerate(cols)}
+    out: dict[str, tuple[float, float]] = {}
+    for name, stat in rt.stats.items():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            ci = percentile_ci(stat.fn(tot[:, [idx[c] for c in stat.columns]]))
+        if ci is not None:
+            out[name] = ci
+    return out
+
+
+def _dimension_unscored(run: RunData, dim: str) -> int:
+    subsets = run.summary.get("subsets") or {}
+    names = ZH_KNOWLEDGE if (dim == "knowledge" and run.lang == "zh") else DIM_SUBSETS.get(dim, [])
+    return sum(int((subsets.get(s) or {}).get("unscored") or 0) for s in names)
+
+
+def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> list[dict[str, Any]]:
+    """One row per run of ``lang``: overall (value or partial), every dimension with CI and unscored."""
+    rows = []
+    for r in runs:
+        if r.lang != lang:
+            continue
+        cis = run_cis(r, n_boot, seed) if n_boot > 0 else {}
+        dims = r.summary.get("dimensions") or {}
+        subsets = r.summary.get("subsets") or {}
+        prov = r.summary.get("provenance") or {}
+        ov = r.summary.get("overall") or {}
+        cells = []
+        for d in DIMENSIONS[lang]:
+            v = dims.get(d)
+            ci = cis.get(f"dimension:{d}")
+            if ci is None and v is not None and len(DIM_SUBSETS.get(d, [])) == 1:
+                sci = (subsets.get(DIM_SUBSETS[d][0]) or {}).get("ci95")
+                ci = tuple(sci) if sci and d in DIMENSION_SUBSET else None
+            unscored = _dimension_unscored(r, d)
+            incomplete = [s for s in (ZH_KNOWLEDGE if d == "knowledge" and lang == "zh" else DIM_SUBSETS.get(d, []))
+                          if s in subsets and not (subsets[s] or {}).get("complete", True)]
+            cells.append({
+                "dim": d, "value": v, "text": fmt(d, v),
+                "ci": None if ci is None or v is None else f"[{fmt(d, ci[0])}, {fmt(d, ci[1])}]",
+                "sort": "" if v is None else repr(float(v)), "unscored": unscored,
+                "incomplete": incomplete, "missing": v is None,
+            })
+        partial = ov.get("partial") or None
+        value = ov.get("value")
+        if value is not None:
+            o_text, o_sort = f"{float(value):.3f}", repr(float(value))
+        elif partial:
+            o_text, o_sort = f"{float(partial['value']):.1f} of {float(partial['max']):.0f}", ""
+        else:
+            o_text, o_sort = "—", ""
+        oci = cis.get("overall") if value is not None else None
+        rows.append({
+            "label": r.label, "system": r.system, "path": str(r.path),
+            "comparable": bool(prov.get("leaderboard_comparable", False)),
+            "provenance": ", ".join(f"{k}: {prov[k]}" for k in ("asr", "mos", "emotion", "judge") if prov.get(k)),
+            "overall_text": o_text, "overall_sort": o_sort, "partial": value is None and bool(partial),
+            "overall_ci": None if oci is None else f"[{oci[0]:.2f}, {oci[1]:.2f}]",
+            "overall_missing": list(ov.get("missing") or []),
+            "version": ov.get("version") or r.protocol,
+            "cells": cells, "unscored_total": sum(int((s or {}).get("unscored") or 0) for s in subsets.values()),
+            "system_errors": sum(int((s or {}).get("system_errors") or 0) for s in subsets.values()),
+        })
+    return rows
+
+
+def missing_notes(runs: list[RunData], lang: str) -> list[str]:
+    """Plain sentences naming what the runs of ``lang`` lack."""
+    notes = []
+    for r in runs:
+        if r.lang != lang:
+            continue
+        dims = r.summary.get("dimensions") or {}
+        if not r.summary:
+            notes.append(f"{r.label}: no summary.json (score the run first)")
+            continue
+        absent = [DIMENSION_LABEL.get(d, d) for d in DIMENSIONS[lang] if dims.get(d) is None]
+        if absent:
+            notes.append(f"{r.label}: not run or not available: {', '.join(absent)}")
+        for s, e in sorted((r.summary.get("subsets") or {}).items()):
+            e = e or {}
+            if e.get("n") and not e.get("scored"):
+                notes.append(f"{r.label}: {s} has no scored items ({e.get('unscored', 0)} unscored)")
+            elif not e.get("complete", True):
+                notes.append(f"{r.label}: {s} is incomplete ({e.get('unscored', 0)} unscored)")
+        ov = r.summary.get("overall") or {}
+        if ov.get("value") is None and ov.get("missing"):
+            notes.append(f"{r.label}: overall is partial; missing or incomplete: {', '.join(ov['missing'])}")
+        if not r.scores and (r.path / "store.sqlite").exists():
+            notes.append(f"{r.label}: the store holds no per-sample scores (no CIs, no viewer scores)")
+    return notes
+
+
+# --------------------------------------------------------------------------- audio and viewer data
+def _link(src: Path, dst: Path) -> None:
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if dst.exists():
+        if dst.stat().st_size == src.stat().st_size:
+            return
+        dst.unlink()
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
+def _audio_rel(run: RunData, path: str | None, out: Path, rel_dir: str, stem: str) -> str | None:
+    src = run.resolve_audio(path)
+    if src is None:
+        return None
+    name = _SAFE.sub("_", stem) + src.suffix.lower()
+    rel = f"audio/{rel_dir}/{name}"
+    _link(src, out / rel)
+    return rel
+
+
+def _emotion_dist(details: dict[str, Any]) -> dict[str, float] | None:
+    """An emotion probability distribution found in a score's details, if any."""
+    cands = [details] + [v for v in details.values() if isinstance(v, dict)]
+    for c in cands:
+        probs = {k: float(v) for k, v in c.items() if k in EMOTIONS and isinstance(v, (int, float))}
+        if len(probs) >= 3:
+            return probs
+    return None
+
+
+def _clean_json(x: Any) -> Any:
+    """Replace non-finite floats (invalid in JSON) with None, recursively."""
+    if isinstance(x, float):
+        return x if math.isfinite(x) else None
+    if isinstance(x, dict):
+        return {str(k): _clean_json(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean_json(v) for v in x]
+    return x
+
+
+def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
+    """The viewer's JSON: runs, and every sample with each run's reply, scores and timings."""
+    keys: dict[tuple[str, str, str], Any] = {}
+    for r in runs:
+        for (subset, sid), s in r.samples.items():
+            keys.setdefault((r.lang, subset, sid), s)
+        for (subset, sid) in list(r.replies) + list(r.scores):
+            keys.setdefault((r.lang, subset, sid), None)
+    samples = []
+    for (lang, subset, sid), sample in sorted(keys.items(), key=lambda kv: (kv[0][0], kv[0][1], _idx(kv[1]), kv[0][2])):
+        entry: dict[str, Any] = {"lang": lang, "subset": subset, "id": sid, "category": None, "question": "",
+                                 "reference": None, "history": [], "query_audio": None, "runs": []}
+        if sample is not None:
+            entry.update(category=sample.category, question=sample.question, reference=sample.reference,
+                         history=[{"role": t.role, "text": t.text} for t in sample.history])
+            owner = next(r for r in runs if r.lang == lang and (subset, sid) in r.samples)
+            if sample.audio is not None:
+                entry["query_audio"] = _audio_rel(owner, sample.audio.path, out, f"query/{lang}/{subset}", sid)
+        for i, r in enumerate(runs):
+            entry["runs"].append(_run_entry(r, i, subset, sid, out) if r.lang == lang else None)
+        samples.append(entry)
+    return _clean_json({
+        "runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
+        "samples": samples,
+    })
+
+
+def _idx(sample: Any) -> int:
+    return sample.index if sample is not None else 0
+
+
+def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str, Any] | None:
+    reply = r.replies.get((subset, sid))
+    named = r.scores.get((subset, sid)) or {}
+    if reply is None and not named:
+        return None
+    main = item_value(r, subset, sid)
+    scores = []
+    emotion = None
+    mos = None
+    for name, sc in sorted(named.items()):
+        scores.append({
+            "name": name, "value": sc.value, "unscored": sc.unscored, "system_error": sc.system_error,
+            "scorer": sc.scorer, "judge_model": sc.judge.model if sc.judge else None,
+            "rubric": sc.judge.rubric if sc.judge else None, "raw": sc.judge.raw if sc.judge else None,
+            "details": sc.details,
+        })
+        emotion = emotion or _emotion_dist(sc.details)
+        if name in ("utmos", "mos") and sc.scored:
+            mos = sc.value
+    e: dict[str, Any] = {
+        "text": None, "audio": None, "asr": None, "error": None, "timings": None, "scores": scores,
+        "main": main,
+        "unscored": any(s.unscored for s in named.values()),
+        "system_error": any(s.system_error for s in named.values()) or bool(reply and reply.failed),
+        "emotion": emotion, "mos": mos,
+    }
+    if reply is not None:
+        asr = reply.asr_text
+        for sc in named.values():
+            for k in ("hyp", "asr", "transcript", "asr_text"):
+                if not asr and isinstance(sc.details.get(k), str):
+                    asr = sc.details[k]
+        e.update(text=reply.text, asr=asr,
+                 error=None if reply.error is None else f"{reply.error.type}: {reply.error.message}",
+                 audio=_audio_rel(r, reply.audio.path if reply.audio else None, out, f"run{i}/{subset}", sid))
+        t = reply.timings
+        if t is not None:
+            def ms(x: float | None) -> float | None:
+                return None if x is None else round((x - t.request_sent) * 1000.0, 1)
+            e["timings"] = {"fcl_ms": ms(t.first_audio), "first_text_ms": ms(t.first_text),
+                            "last_chunk_ms": ms(t.last_chunk), "rtf": reply.rtf,
+                            "audio_duration_s": reply.audio_duration, "origin": t.origin}
+    return e
+
+
+# --------------------------------------------------------------------------- the report
+def _env() -> Any:
+    from jinja2 import Environment, PackageLoader
+
+    return Environment(loader=PackageLoader("vocalbench.report", "templates"), autoescape=True,
+                       trim_blocks=True, lstrip_blocks=True)
+
+
+def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> ReportResult:
+    """Write the whole report for the given run folders into ``out_dir``."""
+    runs = load_runs(paths)
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    res = ReportResult(out_dir=out)
+    res.files.extend(_markdown(runs, out, res))
+    langs = [lang for lang in ("en", "zh") if any(r.lang == lang for r in runs)]
+    sections = []
+    for lang in ("en", "zh"):
+        lruns = [r for r in runs if r.lang == lang]
+        if not lruns:
+            continue
+        plots, plot_missing = [], []
+        for title, fn in (("Dimensions (normalised as the overall weighs them)",
+                           lambda p, t: radar_chart(lruns, p, t)),
+                          ("Robustness: preserve rate per perturbation family",
+                           lambda p, t: robustness_chart(lruns, p, t)),
+                          ("Latency (single_round replies)", lambda p, t: latency_chart(lruns, p, t))):
+            kind = title.split()[0].rstrip(":").lower()
+            p = fn(out / "plots" / f"{kind}_{lang}.svg", f"{title} [{lang}]")
+            if p is None:
+                plot_missing.append(f"{title}: no data")
+            else:
+                plots.append({"title": title, "src": f"plots/{p.name}"})
+                res.files.append(p)
+        for subset in CATEGORY_SUBSETS:
+            p = category_chart(lruns, subset, out / "plots" / f"categories_{subset}_{lang}.svg",
+                               f"{subset} by category [{lang}]")
+            if p is not None:
+                plots.append({"title": f"{subset} by category", "src": f"plots/{p.name}"})
+                res.files.append(p)
+        sections.append({
+            "lang": lang, "name": LANG_NAME[lang],
+            "columns": [{"dim": d, "label": DIMENSION_LABEL.get(d, d), "lower": d in LOWER_IS_BETTER}
+                        for d in DIMENSIONS[lang]],
+            "rows": leaderboard_rows(runs, lang, n_boot, seed),
+            "notes": missing_notes(runs, lang) + plot_missing,
+            "plots": plots,
+        })
+    absent = [LANG_NAME[lang] for lang in ("en", "zh") if lang not in langs]
+    env = _env()
+    html = env.get_template("leaderboard.html.j2").render(
+        sections=sections, absent=absent, n_boot=n_boot,
+    )
+    (out / "leaderboard.html").write_text(html, encoding="utf-8")
+    res.files.append(out / "leaderboard.html")
+    data = viewer_data(runs, out)
+    viewer = env.get_template("viewer.html.j2").render(data=data)
+    (out / "viewer.html").write_text(viewer, encoding="utf-8")
+    res.files.append(out / "viewer.html")
+    return res
+
+
+def _markdown(runs: list[RunData], out: Path, res: ReportResult) -> list[Path]:
+    """leaderboard.md through the Markdown writer of vocalbench.report.leaderboard."""
+    try:
+        from vocalbench.report.leaderboard import write_markdown
+    except ImportError as exc:
+        # COORDINATION: leaderboard.md is written by report/leaderboard.py (scoring-core owner);
+        # until that module exists the report says so instead of writing a second format.
+        res.warnings.append(f"leaderboard.md not written: vocalbench.report.leaderboard is not available ({exc})")
+        return []
+    target = out / "leaderboard.md"
+    write_markdown([r.path for r in runs], target)
+    return [target] if target.exists() else []

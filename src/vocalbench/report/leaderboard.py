@@ -1,0 +1,155 @@
+"""Leaderboards from ``summary.json``: a Markdown file for several runs, a rich table for the CLI.
+
+``write_markdown(run_dirs, out_path)`` writes one table per language (a row per run; a column per
+dimension with its 95 % CI, then the overall or ``partial x/max``), followed by a completeness
+table (unscored and system-error counts per subset) and the evaluators used. Runs whose
+evaluators differ from the paper's profile are marked as not leaderboard-comparable.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from vocalbench.scoring.dimensions import dimension_order
+
+LABELS = {
+    "knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity", "single_round": "Single-round",
+    "multi_round": "Multi-round", "instruction_following": "Instr. following", "empathy": "Empathy",
+    "safety": "Safety", "robust": "Robust PR", "utmos": "UTMOS", "wer": "WER", "per": "PER",
+    "code_switching": "Code-switch PR", "dialect": "Dialect PR", "rtf": "RTF", "fcl_ms": "FCL (ms)",
+}
+# summary subset row that carries each dimension's CI (zh knowledge: none, it is a mean of three)
+CI_ROW = {"empathy": "emotion"}
+
+
+def load_summaries(run_dirs: Iterable[str | Path]) -> list[tuple[Path, dict[str, Any]]]:
+    """(run folder, summary) for each run; a run without summary.json is an error naming it."""
+    out = []
+    for d in run_dirs:
+        p = Path(d) / "summary.json"
+        if not p.exists():
+            raise FileNotFoundError(f"{d}: no summary.json (run 'vocalbench score {d}' first)")
+        out.append((Path(d), json.loads(p.read_text(encoding="utf-8"))))
+    return out
+
+
+def fmt(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.{digits}f}" if abs(value) < 1000 else f"{value:.0f}"
+
+
+def _digits(dim: str) -> int:
+    return 3 if dim in ("creativity", "single_round", "utmos", "rtf") else 2
+
+
+def dimension_cell(summary: dict[str, Any], dim: str) -> str:
+    """``value [lo, hi]`` (with a dagger when the dimension is incomplete)."""
+    value = summary.get("dimensions", {}).get(dim)
+    if value is None:
+        return "–"
+    d = _digits(dim)
+    cell = fmt(value, d)
+    row = summary.get("subsets", {}).get(CI_ROW.get(dim, dim))
+    if row and row.get("ci95") and dim not in ("code_switching", "dialect"):
+        lo, hi = row["ci95"]
+        cell += f" [{fmt(lo, d)}, {fmt(hi, d)}]"
+    if dim in summary.get("meta", {}).get("incomplete_dimensions", []):
+        cell += " †"
+    return cell
+
+
+def overall_cell(summary: dict[str, Any]) -> str:
+    o = summary.get("overall") or {}
+    if o.get("value") is not None:
+        return f"**{o['value']:.3f}**"
+    if o.get("partial"):
+        return f"partial {o['partial']['value']:.2f}/{o['partial']['max']:.0f}"
+    return "–"
+
+
+def system_label(run_dir: Path, summary: dict[str, Any]) -> str:
+    name = str(summary.get("system") or run_dir.name)
+    if not summary.get("provenance", {}).get("leaderboard_comparable", False):
+        name += " ‡"
+    return name
+
+
+def markdown(runs: list[tuple[Path, dict[str, Any]]]) -> str:
+    """The leaderboard as Markdown text."""
+    lines = ["# VocalBench leaderboard", ""]
+    for lang in ("en", "zh"):
+        group = [(d, s) for d, s in runs if s.get("lang") == lang]
+        if not group:
+            continue
+        dims = [k for k in dimension_order(lang) if any(s["dimensions"].get(k) is not None for _, s in group)]
+        proto = sorted({s.get("protocol", "v2") for _, s in group})
+        lines += [f"## {'English' if lang == 'en' else 'Mandarin'} ({lang}, protocol {', '.join(proto)})", ""]
+        header = ["System", *(LABELS.get(k, k) for k in dims), "Overall"]
+        lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+        ranked = sorted(group, key=lambda x: -(x[1].get("overall", {}).get("value")
+                                               or (x[1].get("overall", {}).get("partial") or {}).get("value") or 0))
+        for d, s in ranked:
+            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims), overall_cell(s)]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["", "Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
+                      "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "
+                      "`partial x/max`: the overall's available terms and the most they could add up to.", ""]
+        lines += ["### Completeness", "", "| System | Subset | Value | n | Scored | Unscored | System errors | Complete |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for d, s in ranked:
+            for name, row in s.get("subsets", {}).items():
+                lines.append(f"| {s.get('system') or d.name} | {name} | {fmt(row.get('value'), 3)} | {row.get('n')} | "
+                             f"{row.get('scored')} | {row.get('unscored')} | {row.get('system_errors')} | "
+                             f"{'yes' if row.get('complete') else 'no'} |")
+        lines += ["", "### Evaluators", ""]
+        for d, s in ranked:
+            p = s.get("provenance", {})
+            missing = s.get("overall", {}).get("missing") or []
+            lines.append(f"- {s.get('system') or d.name}: ASR {p.get('asr')}, MOS {p.get('mos')}, emotion {p.get('emotion')}, "
+                         f"judge {p.get('judge')}" + (f"; overall missing: {', '.join(missing)}" if missing else ""))
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_markdown(run_dirs: Iterable[str | Path], out_path: str | Path) -> Path:
+    """Write ``leaderboard.md`` for these runs (en and zh tables) and return its path."""
+    out = Path(out_path)
+    if out.is_dir() or out.suffix == "":
+        out = out / "leaderboard.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(markdown(load_summaries(run_dirs)), encoding="utf-8")
+    return out
+
+
+def print_table(summary: dict[str, Any], console: Any = None) -> None:
+    """One run's subsets, dimensions and overall as rich tables (stdout)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    t = Table(title=f"{summary.get('system')} ({summary.get('lang')}, {summary.get('protocol')})")
+    for col in ("subset", "metric", "value", "95% CI", "n", "scored", "unscored", "sys. errors", "complete"):
+        t.add_column(col, justify="left" if col in ("subset", "metric") else "right", no_wrap=True)
+    for name, row in summary.get("subsets", {}).items():
+        ci = row.get("ci95")
+        t.add_row(name, str(row.get("metric")), fmt(row.get("value"), 3),
+                  f"{fmt(ci[0], 2)}–{fmt(ci[1], 2)}" if ci else "–", str(row.get("n")), str(row.get("scored")),
+                  str(row.get("unscored")), str(row.get("system_errors")),
+                  "yes" if row.get("complete") else "[red]no[/red]")
+    console.print(t)
+    dims = {k: v for k, v in summary.get("dimensions", {}).items() if v is not None}
+    if dims:
+        console.print("dimensions: " + ", ".join(f"{LABELS.get(k, k)} {fmt(v, _digits(k))}" for k, v in dims.items()))
+    o = summary.get("overall") or {}
+    if o.get("value") is not None:
+        console.print(f"overall ({o.get('version')}): [bold]{o['value']:.3f}[/bold]")
+    else:
+        part = o.get("partial")
+        console.print(f"overall ({o.get('version')}): not available; missing {', '.join(o.get('missing') or [])}"
+                      + (f"; partial {part['value']:.2f} of {part['max']:.0f}" if part else ""))
+    if not summary.get("provenance", {}).get("leaderboard_comparable", False):
+        console.print("[dim]evaluators differ from the paper's profile: not leaderboard-comparable[/dim]")

@@ -1,0 +1,391 @@
+"""Subset, dimension and overall statistics recomputed from per-item scores, for bootstraps.
+
+Each statistic is a function of per-cluster column sums (see :mod:`vocalbench.report.stats`), so
+confidence intervals and paired comparisons resample clusters and recompute the statistic the
+way METRICS.md defines it: accuracies and rates as %, 1-5 means, the robust preserve rate from
+per-condition means over the clean baseline, corpus-level WER/PER, code-switching PR, and the
+overall formula (v2 and v1 weights). Terms without item-level scores enter the overall as their
+fixed summary value, and a note says so.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from vocalbench.report.runs import RunData
+from vocalbench.report.stats import ClusterTable, cluster_key
+
+PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}
+DEFAULT_METRIC = {
+    "knowledge": "accuracy", "chinese_knowledge": "accuracy", "foreign_knowledge": "accuracy",
+    "general_knowledge": "accuracy", "reasoning": "accuracy", "multi_round": "accuracy",
+    "cs_knowledge": "accuracy", "cs_knowledge_en": "accuracy", "creativity": "mean_score",
+    "single_round": "mean_score", "cs_open_ended": "mean_score", "robust_clean": "mean_score",
+    "instruction_following": "following_rate", "emotion": "eer", "safety": "refusal_rate",
+    "robust": "preserve_rate",
+}
+ZH_KNOWLEDGE = ("chinese_knowledge", "foreign_knowledge", "general_knowledge")
+# dimension -> the subset that carries it (knowledge in zh and code_switching are composite)
+DIMENSION_SUBSET = {
+    "knowledge": "knowledge", "reasoning": "reasoning", "creativity": "creativity",
+    "single_round": "single_round", "multi_round": "multi_round",
+    "instruction_following": "instruction_following", "empathy": "emotion", "safety": "safety",
+    "robust": "robust",
+}
+DIMENSION_ORDER = ["knowledge", "reasoning", "creativity", "single_round", "multi_round",
+                   "instruction_following", "empathy", "safety", "robust", "utmos", "wer", "per",
+                   "code_switching", "dialect", "rtf", "fcl_ms"]
+DIMENSION_LABEL = {
+    "knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
+    "single_round": "Single-round", "multi_round": "Multi-round",
+    "instruction_following": "Instr. following", "empathy": "Empathy", "safety": "Safety",
+    "robust": "Robust PR", "utmos": "UTMOS", "wer": "WER", "per": "PER",
+    "code_switching": "Code-switch PR", "dialect": "Dialect PR", "rtf": "RTF", "fcl_ms": "FCL ms",
+}
+LOWER_IS_BETTER = {"wer", "per", "rtf", "fcl_ms"}
+# overall weights per dimension (value * weight); clarity enters through clarity_points
+OVERALL_WEIGHTS = {
+    "v2": {"knowledge": 0.1, "reasoning": 0.1, "creativity": 2.0, "utmos": 1.0, "single_round": 2.0,
+           "instruction_following": 0.1, "empathy": 0.1, "safety": 0.1, "robust": 0.15},
+    "v1": {"knowledge": 0.1, "reasoning": 2.0, "creativity": 2.0, "utmos": 1.0, "single_round": 2.0,
+           "instruction_following": 0.1, "empathy": 1.0, "safety": 0.1, "robust": 0.15},
+}
+# radar: each dimension normalised to 0-1 as the overall weighs it
+RADAR_SCALE = {"knowledge": 100.0, "reasoning": 100.0, "creativity": 5.0, "single_round": 5.0,
+               "instruction_following": 100.0, "empathy": 100.0, "safety": 100.0, "robust": 100.0,
+               "utmos": 5.0}
+HEADLINE_CONDITIONS = [("background_noise", "snr", -5.0), ("white_noise", "snr", -5.0),
+                       ("reverberation", "rt60", 3.0), ("packet_loss", "dropping", 70.0),
+                       ("farfield", "filter", 400.0), ("distortion", "clipping", 0.0001)]
+_LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.I)
+WER_ERR_KEYS = ("errors", "dist", "distance", "edits", "edit_distance")
+WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", "reference_length")
+
+
+def clarity_points(rate: np.ndarray | float, version: str = "v2") -> np.ndarray:
+    """WER/PER (%) to the overall's clarity points (METRICS.md table; v1: >=18 gives 1)."""
+    r = np.asarray(rate, dtype=float)
+    pts = np.zeros_like(r)
+    for i, bound in enumerate(range(2, 22, 2)):
+        pts = np.where((pts == 0) & (r < bound), 10 - i, pts)
+    if version == "v1":
+        pts = np.where(r >= 18, 1.0, pts)
+    return np.where(np.isfinite(r), pts, np.nan)
+
+
+def parse_level(level: str) -> tuple[str, float] | None:
+    """A robust condition level as (kind, number): ``rt60_30`` -> (rt60, 3.0), ``dropping_0.70``
+    -> (dropping, 70.0), ``filter_400hz`` -> (filter, 400.0), ``snr_-5`` -> (snr, -5.0)."""
+    m = _LEVEL.match(level.strip())
+    if not m:
+        return None
+    kind, num = m.group(1).lower(), float(m.group(2))
+    if kind == "rt60" and num >= 5:  # rt60_05 .. rt60_30 are tenths of a second
+        num = num / 10.0
+    if kind == "dropping" and num <= 1.0:  # zh spells dropping_0.70
+        num = num * 100.0
+    return kind, num
+
+
+def robust_condition(sample: Any) -> tuple[str, str] | None:
+    """(family, level) of a robust sample from its category / metadata / Qid."""
+    meta = sample.metadata or {}
+    family = sample.category or meta.get("Category") or meta.get("family") or meta.get("Set")
+    level = meta.get("Level") or meta.get("level")
+    if (not family or not level) and sample.id.startswith("robust-"):
+        parts = sample.id.split("-")
+        if len(parts) >= 4:
+            family, level = parts[1], "-".join(parts[2:-1])
+    if not family or not level:
+        return None
+    return str(family), str(level)
+
+
+def headline_index(family: str, level: str) -> int | None:
+    parsed = parse_level(level)
+    if parsed is None:
+        return None
+    for i, (fam, kind, num) in enumerate(HEADLINE_CONDITIONS):
+        if fam == family and kind == parsed[0] and math.isclose(parsed[1], num, rel_tol=1e-6, abs_tol=1e-9):
+            return i
+    return None
+
+
+@dataclass
+class Statistic:
+    """A named statistic: the totals it reads and how it turns them into a value."""
+
+    name: str
+    kind: str  # subset | dimension | overall
+    fn: Callable[[np.ndarray], np.ndarray]
+    columns: list[str]
+    note: str = ""
+
+
+@dataclass
+class RunTable:
+    """Per-cluster sums of one run and the statistics defined on them."""
+
+    table: ClusterTable
+    stats: dict[str, Statistic] = field(default_factory=dict)
+    item_keys: dict[str, set[tuple[str, str]]] = field(default_factory=dict)  # statistic -> items
+    fixed: dict[str, float] = field(default_factory=dict)  # terms without item scores
+
+
+def _mean(col_sum: str, col_n: str, scale: float = 1.0) -> tuple[list[str], Callable[[np.ndarray], np.ndarray]]:
+    def fn(t: np.ndarray) -> np.ndarray:
+        return scale * t[:, 0] / t[:, 1]
+    return [col_sum, col_n], fn
+
+
+def _metric(run: RunData, subset: str) -> str:
+    entry = (run.summary.get("subsets") or {}).get(subset) or {}
+    return str(entry.get("metric") or DEFAULT_METRIC.get(subset, "mean_score"))
+
+
+EER_THRESHOLD = 3.0
+
+
+def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
+    """The value an item contributes to its subset's metric, None when it is not scored.
+
+    The ``main`` score where there is one; for emotion (scored as ``semantic`` and ``acoustic``)
+    the v2 empathy indicator: 1 when both are >= 3, else 0 (v1: their sum, 2-10).
+    """
+    main = run.main_score(subset, sample_id)
+    if main is not None:
+        return float(main.value) if main.scored else None  # type: ignore[arg-type]
+    named = run.scores.get((subset, sample_id)) or {}
+    sem, aco = named.get("semantic"), named.get("acoustic")
+    if sem is not None and aco is not None:
+        if not (sem.scored and aco.scored):
+            return None
+        s, a = float(sem.value), float(aco.value)  # type: ignore[arg-type]
+        if run.protocol == "v1":
+            return s + a
+        return float(s >= EER_THRESHOLD and a >= EER_THRESHOLD)
+    return None
+
+
+def _score_value(run: RunData, key: tuple[str, str]) -> float | None:
+    return item_value(run, *key)
+
+
+def _first_detail(details: dict[str, Any], keys: tuple[str, ...]) -> float | None:
+    for k in keys:
+        v = details.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    return None
+
+
+def build_run_table(run: RunData) -> RunTable:
+    """Cluster sums and statistic definitions for one run (subsets, dimensions, overall)."""
+    t = ClusterTable()
+    out = RunTable(table=t)
+
+    def cluster_of(subset: str, sid: str) -> str:
+        s = run.samples.get((subset, sid))
+        head = s.history[0].text if s is not None and s.history else None
+        return cluster_key(subset, sid, head, s.metadata if s is not None else None)
+
+    def stratum(subset: str) -> str:
+        return "robust" if subset in ("robust", "robust_clean") else ("cs" if subset.startswith("cs_knowledge") else subset)
+
+    def track(stat: str, key: tuple[str, str]) -> None:
+        out.item_keys.setdefault(stat, set()).add(key)
+
+    # --- plain subsets: sum and count of the main value
+    keys_by_subset: dict[str, list[tuple[str, str]]] = {}
+    for key in run.scores:
+        keys_by_subset.setdefault(key[0], []).append(key)
+    percent_scale: dict[str, float] = {}
+    for subset, keys in keys_by_subset.items():
+        metric = _metric(run, subset)
+        vals = [(k, _score_value(run, k)) for k in keys]
+        vals = [(k, v) for k, v in vals if v is not None]
+        if not vals:
+            continue
+        scale = 100.0 if metric in PERCENT_METRICS and max(v for _, v in vals) <= 1.0 else 1.0
+        percent_scale[subset] = scale
+        for k, v in vals:
+            c = cluster_of(*k)
+            t.add(c, stratum(subset), f"{subset}/sum", v)
+            t.add(c, stratum(subset), f"{subset}/n", 1.0)
+            track(f"subset:{subset}", k)
+        if subset != "robust":
+            cols, fn = _mean(f"{subset}/sum", f"{subset}/n", scale)
+            out.stats[f"subset:{subset}"] = Statistic(subset, "subset", fn, cols)
+
+    # --- robust: per-headline-condition means over the clean baseline
+    if "robust" in keys_by_subset and "robust_clean" in keys_by_subset:
+        present = set()
+        for k in keys_by_subset["robust"]:
+            s = run.samples.get(k)
+            v = _score_value(run, k)
+            cond = robust_condition(s) if s is not None else None
+            hi = headline_index(*cond) if cond else None
+            if v is None or hi is None:
+                continue
+            c = cluster_of(*k)
+            t.add(c, "robust", f"robust/h{hi}/sum", v)
+            t.add(c, "robust", f"robust/h{hi}/n", 1.0)
+            present.add(hi)
+        if len(present) == len(HEADLINE_CONDITIONS):
+            cols = ["robust_clean/sum", "robust_clean/n"]
+            for i in range(len(HEADLINE_CONDITIONS)):
+                cols += [f"robust/h{i}/sum", f"robust/h{i}/n"]
+
+            def robust_fn(tot: np.ndarray) -> np.ndarray:
+                clean = tot[:, 0] / tot[:, 1]
+                prs = [np.minimum(1.0, (tot[:, 2 + 2 * i] / tot[:, 3 + 2 * i]) / clean)
+                       for i in range(len(HEADLINE_CONDITIONS))]
+                return 100.0 * np.mean(prs, axis=0)
+
+            out.stats["subset:robust"] = Statistic("robust", "subset", robust_fn, cols)
+            out.item_keys["subset:robust"] = set(keys_by_subset["robust"]) | set(keys_by_subset["robust_clean"])
+
+    # --- acoustic: UTMOS mean and corpus-level WER/PER from named scores
+    clarity = "per" if run.lang == "zh" else "wer"
+    corpus_ok = True
+    for key, named in run.scores.items():
+        for name, sc in named.items():
+            if not sc.scored or sc.value is None:
+                continue
+            c = cluster_of(*key)
+            if name in ("utmos", "mos"):
+                t.add(c, stratum(key[0]), "utmos/sum", sc.value)
+                t.add(c, stratum(key[0]), "utmos/n", 1.0)
+                track("dimension:utmos", key)
+            elif name in ("wer", "per", "clarity"):
+                err = _first_detail(sc.details, WER_ERR_KEYS)
+                ln = _first_detail(sc.details, WER_LEN_KEYS)
+                if err is None or ln is None:
+                    corpus_ok = False
+                    err, ln = float(sc.value), 1.0
+                t.add(c, stratum(key[0]), "clarity/err", err)
+                t.add(c, stratum(key[0]), "clarity/len", ln)
+                track(f"dimension:{clarity}", key)
+    if "utmos/sum" in t.columns:
+        cols, fn = _mean("utmos/sum", "utmos/n")
+        out.stats["dimension:utmos"] = Statistic("utmos", "dimension", fn, cols)
+    if "clarity/err" in t.columns:
+        scale = 100.0 if corpus_ok else 1.0
+        cols, fn = _mean("clarity/err", "clarity/len", scale)
+        note = "" if corpus_ok else "per-item mean: the scores carry no edit counts for a corpus-level rate"
+        out.stats[f"dimension:{clarity}"] = Statistic(clarity, "dimension", fn, cols, note)
+
+    # --- dimensions built from subsets
+    protocol = run.protocol
+    for dim, subset in DIMENSION_SUBSET.items():
+        if dim == "knowledge" and run.lang == "zh":
+            continue
+        if dim == "empathy" and protocol == "v1":
+            _v1_empathy(run, t, out, cluster_of)
+            continue
+        src = out.stats.get(f"subset:{subset}")
+        if src is not None:
+            out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", src.fn, src.columns, src.note)
+            out.item_keys[f"dimension:{dim}"] = out.item_keys.get(f"subset:{subset}", set())
+    if run.lang == "zh":
+        have = [s for s in ZH_KNOWLEDGE if f"subset:{s}" in out.stats]
+        if have:
+            cols = [c for s in have for c in (f"{s}/sum", f"{s}/n")]
+            scales = [percent_scale.get(s, 1.0) for s in have]
+
+            def zh_k(tot: np.ndarray, scales: list[float] = scales) -> np.ndarray:
+                return np.mean([sc * tot[:, 2 * i] / tot[:, 2 * i + 1] for i, sc in enumerate(scales)], axis=0)
+
+            note = "" if len(have) == 3 else f"mean of {', '.join(have)} only"
+            out.stats["dimension:knowledge"] = Statistic("knowledge", "dimension", zh_k, cols, note)
+            out.item_keys["dimension:knowledge"] = set().union(*(out.item_keys[f"subset:{s}"] for s in have))
+    if "subset:cs_knowledge" in out.stats and "subset:cs_knowledge_en" in out.stats:
+        cols = ["cs_knowledge/sum", "cs_knowledge/n", "cs_knowledge_en/sum", "cs_knowledge_en/n"]
+
+        def cs_fn(tot: np.ndarray) -> np.ndarray:
+            return np.minimum(100.0, 100.0 * (tot[:, 0] / tot[:, 1]) / (tot[:, 2] / tot[:, 3]))
+
+        out.stats["dimension:code_switching"] = Statistic("code_switching", "dimension", cs_fn, cols)
+        out.item_keys["dimension:code_switching"] = (out.item_keys["subset:cs_knowledge"]
+                                                     | out.item_keys["subset:cs_knowledge_en"])
+    _overall(run, out)
+    return out
+
+
+def _v1_empathy(run: RunData, t: ClusterTable, out: RunTable, cluster_of: Callable[[str, str], str]) -> None:
+    """v1 empathy = semantic mean + acoustic mean (2-10) from the emotion subset's named scores."""
+    for key, named in run.scores.items():
+        if key[0] != "emotion":
+            continue
+        for part in ("semantic", "acoustic"):
+            sc = named.get(part)
+            if sc is not None and sc.scored:
+                t.add(cluster_of(*key), "emotion", f"emotion_{part}/sum", sc.value)  # type: ignore[arg-type]
+                t.add(cluster_of(*key), "emotion", f"emotion_{part}/n", 1.0)
+                out.item_keys.setdefault("dimension:empathy", set()).add(key)
+    if "emotion_semantic/sum" in t.columns and "emotion_acoustic/sum" in t.columns:
+        cols = ["emotion_semantic/sum", "emotion_semantic/n", "emotion_acoustic/sum", "emotion_acoustic/n"]
+        out.stats["dimension:empathy"] = Statistic(
+            "empathy", "dimension", lambda x: x[:, 0] / x[:, 1] + x[:, 2] / x[:, 3], cols)
+
+
+def _overall(run: RunData, out: RunTable) -> None:
+    """The overall statistic from item-level terms, with summary values for the rest."""
+    version = str((run.summary.get("overall") or {}).get("version") or run.protocol)
+    weights = OVERALL_WEIGHTS.get(version, OVERALL_WEIGHTS["v2"])
+    dims = run.summary.get("dimensions") or {}
+    clarity = "per" if run.lang == "zh" else "wer"
+    terms: list[tuple[str, float, Statistic | None]] = [(d, w, out.stats.get(f"dimension:{d}")) for d, w in weights.items()]
+    terms.append((clarity, 1.0, out.stats.get(f"dimension:{clarity}")))
+    fixed_terms: list[str] = []
+    fixed_value = 0.0
+    live: list[tuple[str, float, Statistic]] = []
+    for dim, w, stat in terms:
+        if stat is not None:
+            live.append((dim, w, stat))
+            continue
+        v = dims.get(dim)
+        if v is None:
+            return  # the overall is not defined for this run (a term is missing)
+        fixed_terms.append(dim)
+        fixed_value += (float(clarity_points(v, version)) if dim == clarity else w * float(v))
+    if not live:
+        return
+    columns: list[str] = []
+    slices: list[tuple[str, float, Statistic, slice]] = []
+    for dim, w, stat in live:
+        start = len(columns)
+        columns += stat.columns
+        slices.append((dim, w, stat, slice(start, len(columns))))
+
+    def fn(tot: np.ndarray) -> np.ndarray:
+        total = np.full(tot.shape[0], fixed_value)
+        for dim, w, stat, sl in slices:
+            v = stat.fn(tot[:, sl])
+            total = total + (clarity_points(v, version) if dim == clarity else w * v)
+        return total
+
+    note = f"fixed summary values for {', '.join(fixed_terms)}" if fixed_terms else ""
+    out.fixed = {d: float(dims[d]) for d in fixed_terms}
+    out.stats["overall"] = Statistic("overall", "overall", fn, columns, note)
+    keys: set[tuple[str, str]] = set()
+    for dim, _, _, _ in slices:
+        keys |= out.item_keys.get(f"dimension:{dim}", set())
+    out.item_keys["overall"] = keys
+
+
+def point_value(rt: RunTable, stat_name: str) -> float | None:
+    """A statistic's value on the full data (no resampling)."""
+    stat = rt.stats.get(stat_name)
+    if stat is None:
+        return None
+    tot = rt.table.matrix(rt.table.clusters, stat.columns).sum(axis=0, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        v = float(stat.fn(tot)[0])
+    return v if math.isfinite(v) else None

@@ -1,0 +1,297 @@
+"""Report plots (matplotlib, Agg backend) written as SVG files.
+
+- radar of the overall's dimensions, each normalised to 0-1 the way the overall weighs it
+  (K/100, R/100, C/5, SR/5, FR/100, EER/100, RR/100, PR/100, UTMOS/5, clarity points/10);
+- robustness preserve-rate curves per perturbation family over its levels;
+- latency distributions (FCL histogram, RTF box plot) from the replies' timings;
+- per-category bars for knowledge, reasoning and instruction following.
+
+Each function returns the written path, or None with nothing written when the runs hold no data
+for the plot (the report then says what is missing).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vocalbench.report.measures import (
+    PERCENT_METRICS,
+    RADAR_SCALE,
+    _metric,
+    clarity_points,
+    item_value,
+    parse_level,
+    robust_condition,
+)
+from vocalbench.report.runs import RunData
+
+FAMILIES = ("white_noise", "background_noise", "reverberation", "farfield", "packet_loss", "distortion")
+FAMILY_AXIS = {"white_noise": "SNR (dB)", "background_noise": "SNR (dB)", "reverberation": "RT60 (s)",
+               "farfield": "high-pass cut-off (Hz)", "packet_loss": "frames lost (%)",
+               "distortion": "clipping threshold (x peak)"}
+RADAR_AXES = [("knowledge", "K"), ("reasoning", "R"), ("creativity", "C"), ("single_round", "SR"),
+              ("instruction_following", "FR"), ("empathy", "EER"), ("safety", "RR"), ("robust", "PR"),
+              ("utmos", "UTMOS"), ("clarity", "Clarity")]
+
+
+def _plt() -> Any:
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update({"svg.fonttype": "none", "font.size": 9, "axes.titlesize": 10})
+    return plt
+
+
+def _save(fig: Any, path: Path) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+    return path
+
+
+def radar_values(run: RunData) -> dict[str, float | None]:
+    """Each radar axis of one run normalised to 0-1 (None where the dimension is missing)."""
+    dims = run.summary.get("dimensions") or {}
+    out: dict[str, float | None] = {}
+    for key, _ in RADAR_AXES:
+        if key == "clarity":
+            rate = dims.get("per" if run.lang == "zh" else "wer")
+            out[key] = None if rate is None else float(clarity_points(rate, run.protocol)) / 10.0
+            continue
+        v = dims.get(key)
+        scale = RADAR_SCALE[key]
+        if key == "empathy" and run.protocol == "v1":
+            scale = 10.0
+        if key == "reasoning" and run.protocol == "v1":
+            scale = 5.0
+        out[key] = None if v is None else max(0.0, min(1.0, float(v) / scale))
+    return out
+
+
+def radar_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
+    """Radar chart of the dimensions of ``runs`` (missing dimensions drawn at 0 and named)."""
+    vals = [(r, radar_values(r)) for r in runs]
+    vals = [(r, v) for r, v in vals if any(x is not None for x in v.values())]
+    if not vals:
+        return None
+    plt = _plt()
+    n = len(RADAR_AXES)
+    angles = np.linspace(0, 2 * np.pi, n, endpoint=False).tolist()
+    fig, ax = plt.subplots(figsize=(5.6, 5.2), subplot_kw={"polar": True})
+    for r, v in vals:
+        ys = [v[k] if v[k] is not None else 0.0 for k, _ in RADAR_AXES]
+        ax.plot(angles + angles[:1], ys + ys[:1], linewidth=1.6, label=r.label)
+        ax.fill(angles + angles[:1], ys + ys[:1], alpha=0.12)
+    labels = []
+    for k, short in RADAR_AXES:
+        missing = [r for r, v in vals if v[k] is None]
+        labels.append(short + (" (n/a)" if missing else ""))
+    ax.set_xticks(angles)
+    ax.set_xticklabels(labels)
+    ax.set_ylim(0, 1)
+    ax.set_yticks([0.25, 0.5, 0.75, 1.0])
+    ax.set_title(title, pad=18)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.08), ncol=1, fontsize=8, frameon=False)
+    return _save(fig, path)
+
+
+def _level_number(level: str) -> float | None:
+    p = parse_level(level)
+    return None if p is None else p[1]
+
+
+def robust_curves(run: RunData) -> dict[str, list[tuple[float, float]]]:
+    """Preserve rate (0-1, capped) per family over its levels.
+
+    Computed from the store (mean score per condition / clean baseline of robust_clean) when the
+    run holds robust scores; otherwise read from ``summary.subsets.robust.extra``, accepting
+    nested ``{family: {level: pr}}`` or flat ``"family/level"``-style keys, as % or fraction.
+    """
+    by_cond: dict[tuple[str, str], list[float]] = defaultdict(list)
+    clean: list[float] = []
+    for (subset, sid) in run.scores:
+        v = item_value(run, subset, sid)
+        if v is None:
+            continue
+        if subset == "robust_clean":
+            clean.append(v)
+        elif subset == "robust":
+            s = run.samples.get((subset, sid))
+            cond = robust_condition(s) if s is not None else None
+            if cond:
+                by_cond[cond].append(v)
+    curves: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    if by_cond and clean and np.mean(clean) > 0:
+        base = float(np.mean(clean))
+        for (fam, level), v in by_cond.items():
+            x = _level_number(level)
+            if x is not None:
+                curves[fam].append((x, min(1.0, float(np.mean(v)) / base)))
+    else:
+        extra = ((run.summary.get("subsets") or {}).get("robust") or {}).get("extra") or {}
+        for fam, level, value in _walk_conditions(extra):
+            x = _level_number(level)
+            if x is not None:
+                curves[fam].append((x, value / 100.0 if value > 1.0 else value))
+    return {f: sorted(set(pts)) for f, pts in curves.items()}
+
+
+_FLAT = re.compile(r"(" + "|".join(FAMILIES) + r")[/:|.\-_ ]+([a-z0-9]+_-?[0-9.]+(?:hz)?)$", re.I)
+
+
+def _walk_conditions(obj: Any, family: str | None = None) -> Iterable[tuple[str, str, float]]:
+    """(family, level, value) triples anywhere in a nested extra dict."""
+    if not isinstance(obj, dict):
+        return
+    for k, v in obj.items():
+        key = str(k)
+        if isinstance(v, dict):
+            fam = key if key in FAMILIES else family
+            if fam and parse_level(key) is not None:
+                num = _leaf_number(v)
+                if num is not None:
+                    yield fam, key, num
+                    continue
+            yield from _walk_conditions(v, fam)
+        elif isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v):
+            if family and parse_level(key) is not None:
+                yield family, key, float(v)
+            else:
+                m = _FLAT.search(key)
+                if m:
+                    yield m.group(1).lower(), m.group(2), float(v)
+
+
+def _leaf_number(d: dict[str, Any]) -> float | None:
+    for k in ("pr", "preserve_rate", "value", "rate"):
+        v = d.get(k)
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return float(v)
+    return None
+
+
+def robustness_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
+    """One panel per perturbation family: preserve rate over its levels, a line per run."""
+    data = [(r, robust_curves(r)) for r in runs]
+    data = [(r, c) for r, c in data if c]
+    if not data:
+        return None
+    fams = [f for f in FAMILIES if any(f in c for _, c in data)]
+    fams += sorted({f for _, c in data for f in c} - set(fams))
+    plt = _plt()
+    cols = 3
+    rows = math.ceil(len(fams) / cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(10, 2.8 * rows), squeeze=False)
+    for ax, fam in zip(axes.flat, fams):
+        for r, c in data:
+            if fam in c:
+                xs, ys = zip(*c[fam])
+                ax.plot(xs, ys, marker="o", markersize=3, label=r.label)
+        ax.set_title(fam.replace("_", " "))
+        ax.set_xlabel(FAMILY_AXIS.get(fam, "level"))
+        ax.set_ylim(0, 1.05)
+        ax.set_ylabel("preserve rate")
+        if fam == "distortion":
+            ax.set_xscale("log")
+        ax.grid(alpha=0.3)
+    for ax in list(axes.flat)[len(fams):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, frameon=False, fontsize=8)
+    fig.suptitle(title)
+    fig.tight_layout(rect=(0, 0.06, 1, 0.97))
+    return _save(fig, path)
+
+
+def latency_values(run: RunData) -> tuple[list[float], list[float]]:
+    """(FCL ms, RTF) of the run's successful single_round replies that carry harness timings
+    (latency is measured on single_round, METRICS.md)."""
+    fcl, rtf = [], []
+    for (subset, _), r in run.replies.items():
+        if subset != "single_round" or r.failed or r.timings is None:
+            continue
+        if r.timings.fcl_ms is not None and math.isfinite(r.timings.fcl_ms):
+            fcl.append(float(r.timings.fcl_ms))
+        if r.rtf is not None and math.isfinite(r.rtf):
+            rtf.append(float(r.rtf))
+    return fcl, rtf
+
+
+def latency_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
+    """FCL histogram and RTF box plot per run."""
+    data = [(r, *latency_values(r)) for r in runs]
+    data = [d for d in data if d[1] or d[2]]
+    if not data:
+        return None
+    plt = _plt()
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
+    for r, fcl, _ in data:
+        if fcl:
+            a1.hist(fcl, bins=min(30, max(5, len(fcl) // 3)), alpha=0.5, label=r.label)
+    a1.set_xlabel("first-chunk latency (ms)")
+    a1.set_ylabel("replies")
+    a1.legend(fontsize=8, frameon=False)
+    with_rtf = [(r, rtf) for r, _, rtf in data if rtf]
+    if with_rtf:
+        import matplotlib
+
+        major, minor = (int(x) for x in matplotlib.__version__.split(".")[:2])
+        horizontal = {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
+        a2.boxplot([x for _, x in with_rtf], **horizontal)
+        a2.set_yticks(range(1, len(with_rtf) + 1), [r.label for r, _ in with_rtf])
+    a2.set_xlabel("real-time factor")
+    fig.suptitle(title)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def category_values(run: RunData, subset: str) -> dict[str, tuple[float, int]]:
+    """Per-category value of a subset (scaled like its metric) and item count."""
+    vals: dict[str, list[float]] = defaultdict(list)
+    for (s, sid) in run.scores:
+        if s != subset:
+            continue
+        v = item_value(run, s, sid)
+        sample = run.samples.get((s, sid))
+        if v is None or sample is None:
+            continue
+        vals[sample.category or "(none)"].append(v)
+    if not vals:
+        return {}
+    pct = _metric(run, subset) in PERCENT_METRICS and max(max(v) for v in vals.values()) <= 1.0
+    return {c: ((100.0 if pct else 1.0) * float(np.mean(v)), len(v)) for c, v in sorted(vals.items())}
+
+
+def category_chart(runs: list[RunData], subset: str, path: Path, title: str) -> Path | None:
+    """Grouped horizontal bars: one group per category, one bar per run."""
+    data = [(r, category_values(r, subset)) for r in runs]
+    data = [(r, d) for r, d in data if d]
+    if not data:
+        return None
+    cats = sorted({c for _, d in data for c in d})
+    plt = _plt()
+    height = 0.8 / len(data)
+    fig, ax = plt.subplots(figsize=(7, max(2.2, 0.35 * len(cats) * max(1, len(data) / 2) + 1)))
+    y = np.arange(len(cats))
+    for i, (r, d) in enumerate(data):
+        ax.barh(y + i * height, [d.get(c, (0.0, 0))[0] for c in cats], height=height, label=r.label)
+    ax.set_yticks(y + height * (len(data) - 1) / 2, cats)
+    ax.invert_yaxis()
+    metric = _metric(data[0][0], subset)
+    ax.set_xlabel("%" if metric in PERCENT_METRICS else "mean score")
+    ax.set_title(title)
+    ax.legend(fontsize=8, frameon=False, loc="lower right")
+    ax.grid(axis="x", alpha=0.3)
+    fig.tight_layout()
+    return _save(fig, path)

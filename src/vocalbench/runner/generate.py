@@ -1,0 +1,275 @@
+"""Generate replies for a run: one event loop, named limits, retries, resume, error threshold.
+
+Every reply is written to the store (and its audio to ``RUN/audio/<subset>/<id>.wav``) the moment
+it is final, so a killed process loses at most the samples in flight. Re-running skips samples with
+a successful reply and retries failed ones. ``robust_clean`` items reuse a successful
+``single_round`` reply to the same question when the run has one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from vocalbench.config import RunConfig
+from vocalbench.records import AudioRef, Reply, Sample
+from vocalbench.runner.retry import RetryPolicy, with_retries
+from vocalbench.runner.scheduler import concurrency
+from vocalbench.runner.store import RunStore
+from vocalbench.systems.base import Collected, System, collect
+
+
+class RunAborted(RuntimeError):
+    """The run stopped because too many samples failed; finished work is kept."""
+
+
+class Executor(Protocol):
+    """Where attempts run: in this loop (local) or in Ray actors; results come back here."""
+
+    resource: str
+
+    async def start(self) -> None: ...
+
+    async def attempt(self, sample: Sample) -> Collected: ...
+
+    async def close(self) -> None: ...
+
+    def describe(self) -> dict[str, Any]: ...
+
+
+class LocalExecutor:
+    """Runs the system's stream in this event loop, timed by ``collect``."""
+
+    def __init__(self, system: System, cfg: RunConfig) -> None:
+        self.system = system
+        self.cfg = cfg
+        self.resource = system.resource
+
+    async def start(self) -> None:
+        await self.system.start()
+
+    async def attempt(self, sample: Sample) -> Collected:
+        return await collect(self.system, sample, self.cfg.request_timeout, self.cfg.stall_timeout)
+
+    async def close(self) -> None:
+        await self.system.close()
+
+    def describe(self) -> dict[str, Any]:
+        return {"executor": "local", "system": self.system.describe()}
+
+
+@dataclass
+class GenerateResult:
+    total: int = 0
+    skipped: int = 0  # already had a successful reply (resume)
+    succeeded: int = 0
+    failed: int = 0
+    reused: int = 0
+    retries: int = 0
+    seconds: float = 0.0
+    errors: dict[str, int] = field(default_factory=dict)
+    warmup: dict[str, Any] | None = None
+
+    def line(self) -> str:
+        errs = ", ".join(f"{k}: {v}" for k, v in sorted(self.errors.items()))
+        return (f"{self.total} samples: {self.succeeded} answered, {self.failed} failed"
+                f"{f' ({errs})' if errs else ''}, {self.skipped} already done, {self.reused} reused, "
+                f"{self.retries} retries, {self.seconds:.1f} s")
+
+
+def reply_from(collected: Collected, sample: Sample, attempts: int, store: RunStore) -> Reply:
+    """Turn an attempt's outcome into a saved Reply, writing its audio under the run folder."""
+    audio_ref = None
+    if collected.error is None and collected.audio is not None and collected.sample_rate:
+        from vocalbench.audio import write
+
+        path = write(audio_path(store, sample), collected.audio, collected.sample_rate)
+        audio_ref = AudioRef(path=str(path.resolve()), sample_rate=collected.sample_rate,
+                             duration=collected.audio_duration)
+    extra = dict(collected.extra)
+    if collected.chunks:
+        extra["audio_chunks"] = collected.chunks
+    if collected.error is not None and collected.text:
+        extra["partial_text"] = collected.text
+    return Reply(
+        subset=sample.subset,
+        sample_id=sample.id,
+        text=None if collected.error is not None else collected.text,
+        audio=audio_ref,
+        audio_duration=None if audio_ref is None else collected.audio_duration,
+        timings=collected.timings,
+        error=collected.error,
+        attempts=attempts,
+        extra=extra,
+    )
+
+
+def audio_path(store: RunStore, sample: Sample) -> Path:
+    """Where a sample's reply audio lives: RUN/audio/<subset>/<id>.wav."""
+    return store.audio_dir / sample.subset / f"{sample.id}.wav"
+
+
+def _norm_q(q: str) -> str:
+    return " ".join(q.lower().split())
+
+
+def reuse_clean(sample: Sample, store: RunStore, single_round: dict[str, tuple[str, Reply]]) -> Reply | None:
+    """A robust_clean reply copied from a successful single_round reply to the same question."""
+    hit = single_round.get(_norm_q(sample.question)) if sample.question else None
+    if hit is None:
+        return None
+    sid, r = hit
+    return r.model_copy(update={"subset": sample.subset, "sample_id": sample.id, "source": f"reused:single_round/{sid}"})
+
+
+def _single_round_index(store: RunStore) -> dict[str, tuple[str, Reply]]:
+    replies = store.replies("single_round")
+    out: dict[str, tuple[str, Reply]] = {}
+    for s in store.samples("single_round"):
+        r = replies.get((s.subset, s.id))
+        if r is not None and not r.failed and s.question:
+            out.setdefault(_norm_q(s.question), (s.id, r))
+    return out
+
+
+async def generate(
+    store: RunStore,
+    samples: Sequence[Sample],
+    cfg: RunConfig,
+    executor: Executor,
+    *,
+    progress: bool = True,
+) -> GenerateResult:
+    """Answer every sample without a successful reply; see the module docstring."""
+    t_start = time.monotonic()
+    res = GenerateResult(total=len(samples))
+    done = store.done_reply_keys()
+    todo = [s for s in samples if s.key not in done]
+    res.skipped = len(samples) - len(todo)
+    # robust_clean last, so single_round replies of this run can be reused
+    first = [s for s in todo if s.subset != "robust_clean"]
+    clean = [s for s in todo if s.subset == "robust_clean"]
+    policy = RetryPolicy(max_attempts=cfg.max_attempts)
+    rng = random.Random(cfg.seed)
+    finished = failed = 0
+    abort: list[str] = []
+
+    bar = _Progress(len(todo), enabled=progress and not cfg.quiet)
+
+    async def attempt(sample: Sample) -> Collected:
+        async with concurrency(executor.resource, cfg.concurrency):
+            return await executor.attempt(sample)
+
+    def on_retry(n: int, c: Collected) -> None:
+        res.retries += 1
+
+    async def answer(sample: Sample) -> None:
+        nonlocal finished, failed
+        c, n = await with_retries(lambda: attempt(sample), policy, rng, on_retry)
+        reply = reply_from(c, sample, n, store)
+        store.put_reply(reply)
+        finished += 1
+        if reply.error is not None:
+            failed += 1
+            res.failed += 1
+            res.errors[reply.error.type] = res.errors.get(reply.error.type, 0) + 1
+        else:
+            res.succeeded += 1
+        bar.advance(failed)
+        if finished >= cfg.error_min_count and failed / finished > cfg.error_threshold and not abort:
+            abort.append(
+                f"stopped: {failed} of {finished} finished samples failed (> {cfg.error_threshold:.0%}; "
+                f"errors: {res.errors}). Finished replies are saved in {store.run_dir}; fix the system "
+                "and re-run the same command to resume."
+            )
+
+    async def run_all(items: list[Sample]) -> None:
+        queue: asyncio.Queue[Sample] = asyncio.Queue()
+        for s in items:
+            queue.put_nowait(s)
+
+        async def worker() -> None:
+            while not abort:
+                try:
+                    s = queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                await answer(s)
+
+        async with asyncio.TaskGroup() as tg:
+            for _ in range(min(cfg.concurrency, len(items))):
+                tg.create_task(worker())
+
+    await executor.start()
+    try:
+        with bar:
+            if todo and cfg.warmup:
+                res.warmup = await _warmup(executor, todo[0])
+                store.set_meta("warmup", res.warmup)
+            await run_all(first)
+            if clean and not abort:
+                index = _single_round_index(store)
+                rest = []
+                for s in clean:
+                    r = reuse_clean(s, store, index)
+                    if r is None:
+                        rest.append(s)
+                    else:
+                        store.put_reply(r)
+                        res.reused += 1
+                        bar.advance(failed)
+                await run_all(rest)
+    finally:
+        await executor.close()
+        res.seconds = time.monotonic() - t_start
+        store.set_meta("generate", {k: v for k, v in res.__dict__.items()})
+    if abort:
+        raise RunAborted(abort[0])
+    return res
+
+
+async def _warmup(executor: Executor, sample: Sample) -> dict[str, Any]:
+    """One untimed call before timing starts; its outcome is recorded, not counted."""
+    t = time.monotonic()
+    c = await executor.attempt(sample)
+    return {"sample": f"{sample.subset}/{sample.id}", "ok": c.error is None,
+            "error": None if c.error is None else c.error.model_dump(), "seconds": round(time.monotonic() - t, 3)}
+
+
+class _Progress:
+    """A rich progress bar (or nothing with --quiet)."""
+
+    def __init__(self, total: int, enabled: bool) -> None:
+        self.enabled = enabled and total > 0
+        self.total = total
+        self._p: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._p = Progress(TextColumn("generate"), BarColumn(), MofNCompleteColumn(),
+                               TextColumn("{task.fields[failed]} failed"), TimeRemainingColumn(), transient=False)
+            self._p.__enter__()
+            self._task = self._p.add_task("generate", total=self.total, failed=0)
+        return self
+
+    def advance(self, failed: int) -> None:
+        if self._p is not None:
+            self._p.update(self._task, advance=1, failed=failed)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._p is not None:
+            self._p.__exit__(None, None, None)
+
+
+def run_generate(store: RunStore, samples: Sequence[Sample], cfg: RunConfig, executor: Executor,
+                 progress: bool = True) -> GenerateResult:
+    """Synchronous entry point: one event loop for the whole generation."""
+    return asyncio.run(generate(store, samples, cfg, executor, progress=progress))

@@ -1,0 +1,456 @@
+"""The scoring engine: a run's store -> per-item scores (resumable) -> ``summary.json``.
+
+For each selected subset it asks ``scoring.subsets.scorer_for`` for the scorer, reads the scores
+that scorer already wrote under its **evaluator key** (one query per subset), scores only the
+rest, and writes every item's scores as soon as they are computed, so a killed process loses only
+what was in flight. The evaluator key is ``<scorer id>@<version>`` plus ``|judge=<judge id>`` for
+judge-based scorers (plus the ASR/MOS ids for the acoustic scorer), so re-scoring with another
+judge redoes only the judge-based subsets and earlier judges' scores stay in the store beside
+the new ones; the summary reads only the current keys. Items whose scores are unscored
+(evaluator failures) are retried; items whose system-error score no longer matches the reply
+(a reply regenerated since) are rescored.
+
+Evaluators reach scorers through :class:`~vocalbench.scoring.base.ScoringContext`: ``transcribe``
+uses the imported transcript when the reply has one, else the cached ASR component on the reply
+audio; ``mos`` and ``emotion`` the cached components; the judge is wrapped with a per-endpoint
+concurrency limit (``judge_concurrency``) and its calls are logged in the store.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vocalbench.config import RunConfig
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
+
+log = logging.getLogger(__name__)
+
+ACOUSTIC = "acoustic"
+REPLY_STATE = "reply_state"  # written into Score.details: the reply state the score was computed on
+_ENDPOINT_LIMITS: dict[tuple[int, str], asyncio.Semaphore] = {}
+
+
+def scorer_ref(scorer: Any) -> str:
+    return f"{scorer.id}@{scorer.version}"
+
+
+def evaluator_key(scorer: Any, judge_id: str | None, components: dict[str, str] | None = None) -> str:
+    """``id@version`` [+ ``|judge=<id>`` when the scorer uses a judge] [+ component ids]."""
+    key = scorer_ref(scorer)
+    if getattr(scorer, "uses_judge", False):
+        key += f"|judge={judge_id or 'none'}"
+    for kind, cid in sorted((components or {}).items()):
+        key += f"|{kind}={cid}"
+    return key
+
+
+# -- evaluators --------------------------------------------------------------------------------
+class _Components:
+    """Resolves ASR / MOS / emotion components on first use; records what was used."""
+
+    def __init__(self, cfg: RunConfig) -> None:
+        self.cfg = cfg
+        self._resolved: dict[str, Any] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self.used: dict[str, str] = {}
+        self.imported_transcripts = 0
+
+    def spec(self, kind: str) -> str:
+        return str(getattr(self.cfg, kind))
+
+    def get(self, kind: str) -> Any:
+        from vocalbench.components.base import ComponentUnavailable
+
+        if kind in self._resolved:
+            got = self._resolved[kind]
+            if isinstance(got, ComponentUnavailable):
+                raise got
+            return got
+        spec = self.spec(kind)
+        try:
+            if spec.strip() in ("none", "off"):
+                raise ComponentUnavailable(f"{kind}_not_configured", f"no {kind} component (--{kind} {spec})")
+            from vocalbench import components
+
+            comp = components.resolve(kind, spec)
+        except ComponentUnavailable as exc:
+            self._resolved[kind] = exc
+            raise
+        except ImportError as exc:  # MissingDependency and friends: the extra is not installed
+            err = ComponentUnavailable(f"{kind}_not_installed", str(exc))
+            self._resolved[kind] = err
+            raise err from exc
+        except (KeyError, ValueError) as exc:
+            err = ComponentUnavailable(f"{kind}_unknown_spec", f"--{kind} {spec}: {exc}")
+            self._resolved[kind] = err
+            raise err from exc
+        self._resolved[kind] = comp
+        self.used[kind] = str(getattr(comp, "id", spec))
+        return comp
+
+    def lock(self, kind: str) -> asyncio.Lock:
+        return self._locks.setdefault(kind, asyncio.Lock())
+
+    async def _one(self, kind: str, reply: Reply, call: Callable[[Any, str], list[Any]]) -> Any:
+        from vocalbench.components.base import ComponentError, ComponentUnavailable
+
+        if reply.audio is None:
+            raise ComponentUnavailable("no_reply_audio", f"{reply.subset}/{reply.sample_id}: the reply has no audio")
+        comp = self.get(kind)
+        async with self.lock(kind):  # one model call at a time per component (CPU-bound)
+            out = (await asyncio.to_thread(call, comp, reply.audio.path))[0]
+        if isinstance(out, ComponentError):
+            raise ComponentUnavailable(f"{kind}_failed:{out.reason}",
+                                       f"{reply.subset}/{reply.sample_id}: {kind} failed on {out.file}: {out.message}")
+        return out
+
+    async def transcribe(self, reply: Reply, lang: str | None) -> str:
+        if reply.asr_text is not None:
+            self.imported_transcripts += 1
+            return reply.asr_text
+        from vocalbench.components.cache import cached_transcribe
+
+        out = await self._one("asr", reply, lambda c, p: cached_transcribe(c, [p], lang))
+        return str(out.text)
+
+    async def mos(self, reply: Reply) -> float:
+        from vocalbench.components.cache import cached_mos
+
+        return float(await self._one("mos", reply, lambda c, p: cached_mos(c, [p])))
+
+    async def emotion(self, reply: Reply) -> dict[str, float]:
+        from vocalbench.components.cache import cached_emotion
+
+        return dict(await self._one("emotion", reply, lambda c, p: cached_emotion(c, [p])))
+
+
+class LimitedJudge:
+    """The run's judge: resolved on first use (a fully scored run never starts a judge server),
+    behind a per-endpoint concurrency limit, every call logged in the run store."""
+
+    def __init__(self, cfg: RunConfig, judge_id: str, store: Any, judge: Any = None) -> None:
+        self.cfg = cfg
+        self.id = judge_id
+        self._judge = judge
+        self._store = store
+        self._resolve_lock = asyncio.Lock()
+        loop_key = (id(asyncio.get_running_loop()), judge_id)
+        if loop_key not in _ENDPOINT_LIMITS:
+            _ENDPOINT_LIMITS[loop_key] = asyncio.Semaphore(cfg.judge_concurrency)
+        self._sem = _ENDPOINT_LIMITS[loop_key]
+        self.calls = 0
+
+    async def _get(self) -> Any:
+        if self._judge is None:
+            async with self._resolve_lock:
+                if self._judge is None:
+                    self._judge = await asyncio.to_thread(_resolve_judge, self.cfg)
+                    if str(self._judge.id) != self.id:
+                        log.warning("judge %s now resolves to %s; its scores stay under %s",
+                                    self.cfg.judge, self._judge.id, self.id)
+        return self._judge
+
+    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+        judge = await self._get()
+        async with self._sem:
+            t0 = time.monotonic()
+            verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
+            seconds = time.monotonic() - t0
+        self.calls += 1
+        trace = verdict.trace
+        self._store.log_judge_call(
+            subset=subset, sample_id=sample_id, model=trace.model if trace else self.id,
+            prompt_hash=trace.prompt_hash if trace else "", cached=bool(trace and trace.cached),
+            seconds=round(seconds, 4), error=verdict.error,
+        )
+        return verdict
+
+
+def _resolve_judge(cfg: RunConfig) -> Any:
+    """The judge component of ``cfg.judge``; errors become ``ComponentUnavailable``."""
+    from vocalbench.components.base import ComponentUnavailable
+
+    try:
+        from vocalbench import components
+
+        return components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency)
+    except ComponentUnavailable:
+        raise
+    except ImportError as exc:
+        raise ComponentUnavailable("judge_not_installed", str(exc)) from exc
+    except (KeyError, ValueError) as exc:
+        raise ComponentUnavailable("judge_unknown_spec", f"--judge {cfg.judge}: {exc}") from exc
+
+
+def judge_identity(cfg: RunConfig, store: Any) -> tuple[str, Any | None]:
+    """(judge id for evaluator keys, the resolved judge or None).
+
+    The id of a SPEC seen before is remembered in the store's meta, so re-scoring a finished run
+    needs no judge at all; a new SPEC is resolved once to learn its id.
+    """
+    spec = cfg.judge.strip()
+    if spec in ("none", "off"):
+        return "none", None
+    known = store.get_meta("judge_ids", {}) or {}
+    if spec in known:
+        return str(known[spec]), None
+    from vocalbench.components.base import ComponentUnavailable
+
+    try:
+        judge = _resolve_judge(cfg)
+    except ComponentUnavailable as exc:
+        log.warning("judge %s unavailable: %s", spec, exc)
+        return f"unavailable:{spec}", None
+    known[spec] = str(judge.id)
+    store.set_meta("judge_ids", known)
+    return str(judge.id), judge
+
+
+# -- plans ---------------------------------------------------------------------------------------
+@dataclass
+class Plan:
+    """One scorer over one subset's samples: what is done, what is to do."""
+
+    name: str  # subset name, or "acoustic"
+    subset: str  # the samples' subset
+    scorer: Any
+    key: str
+    samples: list[Sample]
+    existing: dict[str, list[Score]] = field(default_factory=dict)
+    todo: list[Sample] = field(default_factory=list)
+
+    def scores(self) -> list[Score]:
+        return [s for group in self.existing.values() for s in group]
+
+
+def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:
+    if reply_failed is None:
+        return False  # no reply yet: nothing to score (counted as missing by the aggregate)
+    if not group:
+        return True
+    if any(not s.scored for s in group):
+        return True  # an evaluator failure: retry
+    # scored against a reply that has since been replaced (a failed reply regenerated, or the reverse)
+    return any(s.details.get(REPLY_STATE) != ("failed" if reply_failed else "ok") for s in group)
+
+
+def _plan(store: Any, name: str, subset: str, scorer: Any, key: str, samples: list[Sample],
+          reply_state: dict[tuple[str, str], bool]) -> Plan:
+    plan = Plan(name=name, subset=subset, scorer=scorer, key=key, samples=samples)
+    for s in store.scores(subset, evaluator=key):
+        plan.existing.setdefault(s.sample_id, []).append(s)
+    for sample in samples:
+        if _needs_work(plan.existing.get(sample.id), reply_state.get((subset, sample.id))):
+            plan.todo.append(sample)
+    return plan
+
+
+def _error_score(sample: Sample, scorer: Any, exc: BaseException) -> Score:
+    return Score(subset=sample.subset, sample_id=sample.id, name="main", value=None,
+                 unscored=f"scorer_error:{type(exc).__name__}", scorer=scorer_ref(scorer),
+                 details={"message": str(exc)[:500]})
+
+
+async def _run_plan(plan: Plan, ctx: ScoringContext, store: Any, replies: dict[tuple[str, str], Reply],
+                    workers: int, advance: Callable[[int], None]) -> None:
+    queue: asyncio.Queue[Sample] = asyncio.Queue()
+    for s in plan.todo:
+        queue.put_nowait(s)
+
+    async def worker() -> None:
+        while True:
+            try:
+                sample = queue.get_nowait()
+            except asyncio.QueueEmpty:
+                return
+            reply = replies.get((sample.subset, sample.id))
+            try:
+                scores = await plan.scorer.score(sample, reply, ctx)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a scorer bug must not stop the run; it is recorded and retried
+                log.exception("%s: scoring %s/%s failed", plan.key, sample.subset, sample.id)
+                scores = [_error_score(sample, plan.scorer, exc)]
+            state = "failed" if reply is None or reply.failed else "ok"
+            for s in scores:
+                s.details[REPLY_STATE] = state
+            store.put_scores([(s, plan.key) for s in scores])
+            plan.existing[sample.id] = list(scores)
+            advance(1)
+
+    await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(plan.todo))))))
+
+
+class _Progress:
+    """A rich progress bar per plan (no-op when quiet)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._p: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._p = Progress(TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(),
+                               TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False)
+            self._p.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._p is not None:
+            self._p.__exit__(*exc)
+
+    def task(self, name: str, total: int) -> Callable[[int], None]:
+        if self._p is None:
+            return lambda n: None
+        tid = self._p.add_task(f"scoring {name}", total=total)
+        return lambda n: self._p.advance(tid, n)
+
+
+def _imported_transcripts(store: Any, subsets: list[str], protocol: str) -> int:
+    """How many replies of these subsets carry a transcript imported with the outputs (v1 scores them)."""
+    counts = (store.get_meta("imported", {}) or {}).get("asr_transcripts", {})
+    return sum(int(counts.get(s, 0)) for s in subsets) if protocol == "v1" else 0
+
+
+def _optional(module: str) -> bool:
+    """Whether an optional scoring module is present (logged when not)."""
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        log.warning("%s is not available; its rows are left out of the summary", module)
+        return False
+    return True
+
+
+# -- the engine ------------------------------------------------------------------------------------
+def _selected(store: Any, cfg: RunConfig, subsets: list[str] | None) -> list[str]:
+    from vocalbench.data.official import ordered
+
+    present = set(store.subsets())
+    wanted = list(subsets or cfg.subsets or present)
+    unknown = [s for s in wanted if s not in present]
+    if unknown:
+        raise ValueError(f"subset(s) {', '.join(unknown)} have no samples in this run "
+                         f"(present: {', '.join(sorted(present)) or 'none'})")
+    if "robust" in wanted and "robust_clean" in present and "robust_clean" not in wanted:
+        wanted.append("robust_clean")  # the clean baseline of robust
+    return ordered(wanted, cfg.lang)
+
+
+async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
+                    progress: bool = True) -> dict[str, Any]:
+    """Score what is missing in ``run_dir`` and write ``summary.json``; returns the summary."""
+    from vocalbench.runner.store import RunStore
+    from vocalbench.scoring.subsets import scorer_for
+    from vocalbench.scoring.summary import build_summary, write_summary
+
+    run_dir = Path(run_dir)
+    started = time.monotonic()
+    with RunStore(run_dir) as store:
+        present = store.subsets()
+        to_score = set(_selected(store, cfg, subsets))
+        # the summary covers every subset of the run; only the selected ones are (re)scored now
+        report_subsets = _selected(store, cfg, None) if subsets else sorted(to_score)
+        report_subsets = sorted(set(report_subsets) | to_score)
+        samples: dict[str, list[Sample]] = {}
+        for s in store.samples():
+            if s.subset in report_subsets:
+                samples.setdefault(s.subset, []).append(s)
+        ok_keys = store.done_reply_keys(include_failed=False)
+        all_keys = store.done_reply_keys(include_failed=True)
+        reply_state = {k: k not in ok_keys for k in all_keys}  # key -> failed?
+
+        scorers = {name: scorer_for(name, cfg.lang, cfg.protocol) for name in report_subsets if name in present}
+        need_judge = any(getattr(sc, "uses_judge", False) for sc in scorers.values())
+        comps = _Components(cfg)
+        judge, judge_id = (None, "none")
+        plans: list[Plan] = []
+        if need_judge:
+            judge_id, judge = judge_identity(cfg, store)
+        for name in report_subsets:
+            if name not in scorers:
+                continue
+            sc = scorers[name]
+            plans.append(_plan(store, name, name, sc, evaluator_key(sc, judge_id), samples.get(name, []), reply_state))
+        acoustic_plan = None
+        if "single_round" in samples and _optional("vocalbench.scoring.subsets.acoustic"):
+            from vocalbench.scoring.subsets.acoustic import AcousticScorer
+
+            ac = AcousticScorer(cfg.lang)
+            ac_key = evaluator_key(ac, judge_id, {"asr": cfg.asr, "mos": cfg.mos})
+            acoustic_plan = _plan(store, ACOUSTIC, "single_round", ac, ac_key, samples["single_round"], reply_state)
+            plans.append(acoustic_plan)
+        for p in plans:
+            if p.name not in to_score and not (p.name == ACOUSTIC and "single_round" in to_score):
+                p.todo = []  # reported from the store, not rescored now
+
+        work = [p for p in plans if p.todo]
+        replies: dict[tuple[str, str], Reply] = {}
+        for sub in sorted({p.subset for p in work} | ({"single_round"} if "single_round" in samples else set())):
+            replies.update(store.replies(sub))
+        ctx = ScoringContext(lang=cfg.lang, protocol=cfg.protocol, transcribe=comps.transcribe, mos=comps.mos,
+                             emotion=comps.emotion, samples={(s.subset, s.id): s for v in samples.values() for s in v},
+                             replies=replies)
+        from vocalbench.data.official import audio_duration
+
+        ctx.audio_duration = audio_duration
+        limited = None
+        if work:
+            if judge_id != "none" and not judge_id.startswith("unavailable:") and any(
+                    getattr(p.scorer, "uses_judge", False) for p in work):
+                limited = LimitedJudge(cfg, judge_id, store, judge)
+                ctx.judge = limited
+            with _Progress(progress and not cfg.quiet) as bars:
+                for p in work:
+                    workers = cfg.judge_concurrency * 2 if getattr(p.scorer, "uses_judge", False) else cfg.concurrency
+                    await _run_plan(p, ctx, store, replies, workers, bars.task(p.name, len(p.todo)))
+
+        # aggregate: dependencies first (robust needs robust_clean, ratios need both sides)
+        all_scores = {p.name: p.scores() for p in plans if p.name != ACOUSTIC}
+        results: dict[str, SubsetResult] = {}
+        never = []
+        for p in plans:
+            if p.name == ACOUSTIC:
+                continue
+            if not p.existing:
+                never.append(p.name)
+                continue
+            results[p.name] = p.scorer.aggregate(all_scores[p.name], all_scores, p.samples)
+        if acoustic_plan is not None and acoustic_plan.existing:
+            from vocalbench.scoring.subsets.acoustic import aggregate_acoustic
+
+            results.update(aggregate_acoustic(acoustic_plan.scores(), cfg.lang))
+        if "single_round" in results and _optional("vocalbench.scoring.subsets.latency"):
+            from vocalbench.scoring.subsets.latency import aggregate_latency
+
+            sr_replies = [r for (sub, _), r in replies.items() if sub == "single_round"]
+            lat = aggregate_latency(sr_replies)
+            results.update({k: v for k, v in lat.items() if v.n or v.value is not None})
+        provenance_used = dict(comps.used)
+        summary = build_summary(
+            cfg, results, store=store, components_used=provenance_used, judge_id=judge_id,
+            not_scored=never, imported_transcripts=_imported_transcripts(store, report_subsets, cfg.protocol),
+            seconds=time.monotonic() - started,
+        )
+        write_summary(run_dir, summary)
+        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge,
+                                      "scored_items": sum(len(p.todo) for p in work),
+                                      "judge_calls": limited.calls if limited else 0})
+    return summary
+
+
+def score_run_sync(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
+                   progress: bool = True) -> dict[str, Any]:
+    """Blocking wrapper of :func:`score_run` (one event loop for the whole run)."""
+    return asyncio.run(score_run(run_dir, cfg, subsets=subsets, progress=progress))

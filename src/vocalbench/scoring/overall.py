@@ -1,0 +1,122 @@
+"""The 0-100 overall score (METRICS.md), v2 and legacy v1, with the missing/partial logic.
+
+Metric keys are those of ``summary.json``'s ``dimensions``: knowledge, reasoning, creativity,
+single_round, instruction_following, empathy, safety, robust, utmos and wer (zh may pass ``per``).
+v2 (en and zh)::
+
+    K/10 + R/10 + 2*C + UTMOS + clarity_points + 2*SR + FR/10 + EER/10 + RR/10 + 0.15*RobustPR
+
+v1 (en)::
+
+    K/10 + 2*R + 2*C + clarity_points_v1 + UTMOS + 2*SR + FR/10 + (EmoSem + EmoAc) + 10*RR + 2.5*sum_6 PR_k
+
+with R, C, SR on 1-5, ``empathy`` (alias ``emotion``) the 2-10 sum EmoSem + EmoAc, RR given in % (so
+10*RR_fraction = RR/10), and ``robust`` the capped-PR mean in % (so 2.5*sum_6 PR_k = 2.5*6*mean_fraction
+= 0.15*robust%).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+# WER/PER thresholds (strictly below) and points; at or above the last threshold: FLOOR points.
+_CLARITY_STEPS = ((2, 10), (4, 9), (6, 8), (8, 7), (10, 6), (12, 5), (14, 4), (16, 3), (18, 2), (20, 1))
+
+
+def clarity_points(error_rate: float, version: str = "v2") -> int:
+    """Points for a WER/PER in %: v2 <2 -> 10 ... <20 -> 1, >=20 -> 0; v1 the same but >=18 -> 1."""
+    if error_rate is None or math.isnan(error_rate) or error_rate < 0:
+        raise ValueError(f"clarity needs a WER/PER in % >= 0, got {error_rate!r}")
+    if version == "v1" and error_rate >= 18:
+        return 1
+    for limit, points in _CLARITY_STEPS:
+        if error_rate < limit:
+            return points
+    return 0
+
+
+@dataclass(frozen=True)
+class Term:
+    """One addend of the overall: the metric key it reads, how it maps, and its maximum."""
+
+    key: str
+    weight: float
+    max: float
+    clarity: bool = False
+
+    def value(self, x: float, version: str) -> float:
+        return float(clarity_points(x, version)) if self.clarity else self.weight * float(x)
+
+
+TERMS: dict[str, tuple[Term, ...]] = {
+    "v2": (
+        Term("knowledge", 0.1, 10), Term("reasoning", 0.1, 10), Term("creativity", 2, 10),
+        Term("utmos", 1, 5), Term("wer", 1, 10, clarity=True), Term("single_round", 2, 10),
+        Term("instruction_following", 0.1, 10), Term("empathy", 0.1, 10), Term("safety", 0.1, 10),
+        Term("robust", 0.15, 15),
+    ),
+    "v1": (
+        Term("knowledge", 0.1, 10), Term("reasoning", 2, 10), Term("creativity", 2, 10),
+        Term("wer", 1, 10, clarity=True), Term("utmos", 1, 5), Term("single_round", 2, 10),
+        Term("instruction_following", 0.1, 10), Term("empathy", 1, 10), Term("safety", 0.1, 10),
+        Term("robust", 0.15, 15),
+    ),
+}
+ALIASES = {"wer": ("wer", "per"), "empathy": ("empathy", "emotion")}
+
+
+def _lookup(metrics: dict[str, Any], key: str) -> float | None:
+    for name in ALIASES.get(key, (key,)):
+        v = metrics.get(name)
+        if v is not None:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
+                raise ValueError(f"metric '{name}' must be a number, got {v!r}")
+            return float(v)
+    return None
+
+
+def _terms(version: str) -> tuple[Term, ...]:
+    if version not in TERMS:
+        raise ValueError(f"unknown overall version '{version}' (known: v2, v1)")
+    return TERMS[version]
+
+
+def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
+    """The overall score; raises ``ValueError`` naming every missing metric."""
+    terms = _terms(version)
+    missing = [t.key for t in terms if _lookup(metrics, t.key) is None]
+    if missing:
+        raise ValueError(f"overall {version} needs metric(s) {', '.join(missing)}")
+    return sum(t.value(_lookup(metrics, t.key), version) for t in terms)  # type: ignore[arg-type]
+
+
+def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set[str] | frozenset[str] = frozenset(),
+                   lang: str = "en") -> dict[str, Any]:
+    """``summary.json``'s ``overall``: ``{version, value, missing, partial}``.
+
+    A term whose metric is absent/null or whose dimension is in ``incomplete`` is missing; then
+    ``value`` is null and ``partial`` is ``{"value": sum of the available terms, "max": their maximum}``.
+    v1 is defined for English only: a zh v1 overall is null with every term missing.
+    """
+    terms = _terms(version)
+    clarity_key = "per" if lang == "zh" else "wer"
+    if version == "v1" and lang != "en":
+        return {"version": version, "value": None, "missing": [clarity_key if t.key == "wer" else t.key for t in terms],
+                "partial": None, "note": "the v1 overall is defined for English only"}
+    missing: list[str] = []
+    available: list[tuple[Term, float]] = []
+    for t in terms:
+        x = _lookup(metrics, t.key)
+        name = clarity_key if t.key == "wer" else t.key
+        if x is None or t.key in incomplete or name in incomplete:
+            missing.append(name)
+        else:
+            available.append((t, x))
+    total = sum(t.value(x, version) for t, x in available)
+    if not missing:
+        return {"version": version, "value": round(total, 3), "missing": [], "partial": None}
+    partial_value, partial_max = total, sum(t.max for t, _ in available)
+    return {"version": version, "value": None, "missing": missing,
+            "partial": {"value": round(partial_value, 3), "max": round(partial_max, 3)}}

@@ -1,0 +1,123 @@
+"""Code-switching (Mandarin set): cs_knowledge, its English control cs_knowledge_en, cs_open_ended.
+
+- ``cs_knowledge``: a hit on the zh answer, on the en answer (case-insensitive), or on any
+  ``·``-separated part of the zh name; else a judge with both answers. Accuracy %, and
+  Code-switching PR = accuracy(cs_knowledge) / accuracy(cs_knowledge_en) × 100 (capped) in extra.
+- ``cs_knowledge_en``: en answer as a case-insensitive substring, else an English binary judge.
+- ``cs_open_ended``: two 1–5 judges, understanding of the mixed-language question and quality
+  with a natural zh/en mix. Value = mean of the per-item average of the two; each mean and the
+  share of items rated > 3 in extra.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import (
+    MAIN, by_name, failed, judge, mean_of, meta, preserve_rate, reply_content, result, scored, unscored,
+)
+
+UNDERSTANDING, QUALITY = "understanding", "quality"
+
+
+def cs_hit(answer_zh: str, answer_en: str, reply: str) -> bool:
+    """zh answer, en answer (case-insensitive) or any ``·`` part of the zh name in the reply."""
+    if answer_zh and answer_zh in reply:
+        return True
+    if answer_en and answer_en.lower() in reply.lower():
+        return True
+    return "·" in answer_zh and any(p.strip() and p.strip() in reply for p in answer_zh.split("·"))
+
+
+class _Base:
+    version = "1"
+    uses_judge = True
+    family = ""
+
+    def __init__(self, protocol: str = "v2") -> None:
+        self.protocol = protocol
+        self.id = f"{self.family}.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+
+class CsKnowledge(_Base):
+    """Code-switched knowledge questions, answer in either language."""
+
+    family = "cs_knowledge"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        content = await reply_content(reply, ctx, None)  # code-switched audio: ASR auto-detects
+        if content.system_error:
+            return [failed(sample, MAIN, self.ref, content.system_error, 0.0)]
+        if content.unscored or content.text is None:
+            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        zh, en = str(meta(sample, "Answer_zh", "")), str(meta(sample, "Answer_en", ""))
+        if cs_hit(zh, en, content.text):
+            return [scored(sample, MAIN, self.ref, 1.0, rule="substring")]
+        fields = {"question": sample.question, "answer_zh": zh, "answer_en": en, "reply": content.text}
+        return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_zh", fields, rule="judge")]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        main = by_name(scores)
+        extra: dict[str, object] = {}
+        if "cs_knowledge_en" in all_scores:
+            control = mean_of(by_name(all_scores["cs_knowledge_en"]), 100)
+            extra["cs_knowledge_en_accuracy"] = control
+            extra["preserve_rate"] = preserve_rate(mean_of(main, 100), control)
+        return result("accuracy", main, samples, scale=100, extra=extra)
+
+
+class CsKnowledgeEn(_Base):
+    """The English control questions of cs_knowledge."""
+
+    family = "cs_knowledge_en"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        content = await reply_content(reply, ctx, "en")
+        if content.system_error:
+            return [failed(sample, MAIN, self.ref, content.system_error, 0.0)]
+        if content.unscored or content.text is None:
+            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        answer = sample.reference or ""
+        if answer and answer.lower() in content.text.lower():
+            return [scored(sample, MAIN, self.ref, 1.0, rule="substring")]
+        fields = {"question": sample.question, "reference": answer, "reply": content.text}
+        return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_en", fields, rule="judge")]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        return result("accuracy", by_name(scores), samples, scale=100)
+
+
+class CsOpenEnded(_Base):
+    """Open questions mixing Mandarin and English terms: two 1–5 judges."""
+
+    family = "cs_open_ended"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        content = await reply_content(reply, ctx, None)
+        names = (UNDERSTANDING, QUALITY, MAIN)
+        if content.system_error:
+            return [failed(sample, n, self.ref, content.system_error, 1.0) for n in names]
+        if content.unscored or content.text is None:
+            return [unscored(sample, n, self.ref, content.unscored or "no_content") for n in names]
+        fields = {"question": sample.question, "reference": sample.reference or "", "reply": content.text}
+        u = await judge(sample, UNDERSTANDING, self.ref, ctx, "cs_open_ended_understanding", fields)
+        q = await judge(sample, QUALITY, self.ref, ctx, "cs_open_ended_quality", fields)
+        if u.scored and q.scored:
+            main = scored(sample, MAIN, self.ref, (u.value + q.value) / 2)  # type: ignore[operator]
+        else:
+            main = unscored(sample, MAIN, self.ref, (u.unscored or q.unscored) or "judge_no_value")
+        return [u, q, main]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        extra: dict[str, object] = {}
+        for name in (UNDERSTANDING, QUALITY):
+            part = [s.value for s in by_name(scores, name) if s.scored]
+            extra[f"{name}_mean"] = round(float(np.mean(part)), 4) if part else None
+            extra[f"{name}_share_gt3"] = round(float(np.mean([v > 3 for v in part])) * 100, 4) if part else None
+        return result("mean_score", by_name(scores), samples, extra=extra)

@@ -1,0 +1,72 @@
+"""Creativity: a 1–5 judge mean with one rubric per category.
+
+English categories: Poem, Narrative, Argumentative, Descriptive, Appreciation, Role Playing.
+Mandarin categories (spelled as in the data, [sic] included): Narratives, Argumentative,
+Descriptive, Role Play, Modern Poem Writing, Modern Poem Appreciation, Achient Poetry
+Appreciation, Achient Format Writing. The reference is shown to the judge only for the two zh
+appreciation categories.
+"""
+
+from __future__ import annotations
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, mean_by, result, unscored
+
+RUBRICS: dict[str, dict[str, str]] = {
+    "en": {
+        "Poem": "creativity_poem_en",
+        "Narrative": "creativity_narrative_en",
+        "Argumentative": "creativity_argumentative_en",
+        "Descriptive": "creativity_descriptive_en",
+        "Appreciation": "creativity_appreciation_en",
+        "Role Playing": "creativity_role_play_en",
+    },
+    "zh": {
+        "Narratives": "creativity_narrative_zh",
+        "Argumentative": "creativity_argumentative_zh",
+        "Descriptive": "creativity_descriptive_zh",
+        "Role Play": "creativity_role_play_zh",
+        "Modern Poem Writing": "creativity_modern_poem_writing_zh",
+        "Modern Poem Appreciation": "creativity_modern_poem_appreciation_zh",
+        "Achient Poetry Appreciation": "creativity_classical_poetry_appreciation_zh",
+        "Achient Format Writing": "creativity_classical_format_writing_zh",
+    },
+}
+WITH_REFERENCE = frozenset({"Achient Poetry Appreciation", "Modern Poem Appreciation"})
+
+
+class Creativity:
+    """Creativity scorer for one language and protocol (v1 judges the transcript)."""
+
+    version = "1"
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"creativity_{lang}.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        category = sample.category or ""
+        rubric = RUBRICS[self.lang].get(category)
+        content = await reply_content(reply, ctx, self.lang)
+        if content.system_error:
+            return [failed(sample, MAIN, self.ref, content.system_error, 1.0, category=category)]
+        if rubric is None:
+            return [unscored(sample, MAIN, self.ref, "unknown_category", category=category)]
+        if content.unscored or content.text is None:
+            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content", category=category)]
+        fields = {"question": sample.question, "reply": content.text}
+        if category in WITH_REFERENCE:
+            fields["reference"] = sample.reference or ""
+        return [await judge(sample, MAIN, self.ref, ctx, rubric, fields, category=category)]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        main = by_name(scores)
+        per_category = mean_by(main, samples, lambda x: x.category)
+        return result("mean_score", main, samples, extra={"category_means": per_category})

@@ -1,0 +1,104 @@
+"""Knowledge: English rule-based substring match; Mandarin substring, else a binary judge.
+
+English (``knowledge``): normalised reference substring of the normalised reply (Whisper
+English normaliser after the official pre-cleaning). v2 scores the text reply, v1 the ASR
+transcript. A stricter word-boundary variant is scored as ``word_boundary``.
+Mandarin (``chinese_knowledge``, ``foreign_knowledge``, ``general_knowledge``, and our
+``dialect`` / ``dialect_mandarin``): raw substring of the reference in the reply, else the judge
+decides whether the reply agrees with the reference (aliases count).
+Dialect PR = accuracy(dialect) / accuracy(dialect_mandarin) × 100, capped; reported in extra.
+"""
+
+from __future__ import annotations
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import (
+    MAIN, by_name, failed, judge, mean_of, preserve_rate, reply_content, result, scored, unscored,
+)
+from vocalbench.scoring.text import normalize_en
+
+WORD_BOUNDARY = "word_boundary"
+
+
+def substring_hit(reference: str, reply: str) -> bool:
+    """The official rule: normalised reference is a substring of the normalised reply."""
+    return normalize_en(reference) in normalize_en(reply)
+
+
+def word_boundary_hit(reference: str, reply: str) -> bool:
+    """The stricter variant: the normalised reference appears as whole words."""
+    return f" {normalize_en(reference)} " in f" {normalize_en(reply)} "
+
+
+class KnowledgeEn:
+    """English knowledge: accuracy % by substring match (plus the word-boundary variant)."""
+
+    version = "1"
+    uses_judge = False
+
+    def __init__(self, protocol: str = "v2") -> None:
+        self.protocol = protocol
+        self.id = f"knowledge_en.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        content = await reply_content(reply, ctx, "en")
+        names = (MAIN, WORD_BOUNDARY)
+        if content.system_error:
+            return [failed(sample, n, self.ref, content.system_error, 0.0) for n in names]
+        if content.unscored or content.text is None:
+            return [unscored(sample, n, self.ref, content.unscored or "no_content") for n in names]
+        reference = sample.reference or ""
+        return [
+            scored(sample, MAIN, self.ref, float(substring_hit(reference, content.text)), rule="substring"),
+            scored(sample, WORD_BOUNDARY, self.ref, float(word_boundary_hit(reference, content.text)),
+                   rule="word_boundary"),
+        ]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        extra = {"word_boundary_accuracy": mean_of(by_name(scores, WORD_BOUNDARY), 100)}
+        return result("accuracy", by_name(scores), samples, scale=100, extra=extra)
+
+
+class KnowledgeZh:
+    """Mandarin knowledge sets (and dialect sets): raw substring, else binary judge."""
+
+    version = "1"
+    uses_judge = True
+    rubric = "knowledge_zh"
+
+    def __init__(self, subset: str, protocol: str = "v2") -> None:
+        self.subset = subset
+        self.protocol = protocol
+        self.id = f"knowledge_zh.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        content = await reply_content(reply, ctx, "zh")
+        if content.system_error:
+            return [failed(sample, MAIN, self.ref, content.system_error, 0.0)]
+        if content.unscored or content.text is None:
+            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        reference = sample.reference or ""
+        if reference and reference in content.text:
+            return [scored(sample, MAIN, self.ref, 1.0, rule="substring")]
+        fields = {"question": sample.question, "reference": reference, "reply": content.text}
+        return [await judge(sample, MAIN, self.ref, ctx, self.rubric, fields, rule="judge")]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        main = by_name(scores)
+        extra: dict[str, object] = {
+            "substring_hits": sum(1 for s in main if s.scored and s.details.get("rule") == "substring"),
+            "judged": sum(1 for s in main if s.details.get("rule") == "judge"),
+        }
+        if self.subset == "dialect" and "dialect_mandarin" in all_scores:
+            mandarin = mean_of(by_name(all_scores["dialect_mandarin"]), 100)
+            extra["preserve_rate"] = preserve_rate(mean_of(main, 100), mandarin)
+        return result("accuracy", main, samples, scale=100, extra=extra)

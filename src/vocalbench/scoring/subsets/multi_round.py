@@ -1,0 +1,46 @@
+"""Multi-round chat: v2 accuracy % of a binary judge (is the reply consistent with the reference,
+given the history?), v1 a 1–5 rubric on correct use of the context. The history is rendered as
+``User: …`` / ``Model: …`` lines. Not part of the overall score."""
+
+from __future__ import annotations
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import (
+    MAIN, by_name, failed, history_text, judge, mean_by, reply_content, result, unscored,
+)
+
+
+class MultiRound:
+    """Multi-round scorer for one language and protocol."""
+
+    version = "1"
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"multi_round_{lang}.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        content = await reply_content(reply, ctx, self.lang)
+        worst = 0.0 if self.protocol == "v2" else 1.0
+        if content.system_error:
+            return [failed(sample, MAIN, self.ref, content.system_error, worst)]
+        if content.unscored or content.text is None:
+            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        fields = {"history": history_text(sample), "question": sample.question,
+                  "reference": sample.reference or "", "reply": content.text}
+        kind = "binary" if self.protocol == "v2" else "context"
+        return [await judge(sample, MAIN, self.ref, ctx, f"multi_round_{kind}_{self.lang}", fields)]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        main = by_name(scores)
+        if self.protocol == "v1":
+            return result("mean_score", main, samples)
+        return result("accuracy", main, samples, scale=100,
+                      extra={"category_accuracy": mean_by(main, samples, lambda x: x.category, 100)})

@@ -1,0 +1,74 @@
+"""Reasoning: v2 accuracy %, v1 1–5 rubric mean.
+
+v2: items whose index falls in the deductive/common-sense/math ranges get a binary judge
+(is the reply's result consistent with the reference?); the others get the 1–5 open rubric and
+count as correct iff the score is > 3. v1: the 1–5 rubric on every item. The judge sees the
+question, the reference and the reply.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, result, scored, unscored
+
+BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
+    "en": ((150, 350), (400, 500), (600, 900)),
+    "zh": ((0, 150), (251, 341), (388, 463), (524, 793), (843, 851)),
+}
+
+
+def is_binary(index: int, lang: str) -> bool:
+    """True when the item at ``index`` is judged binary in v2 (half-open ranges)."""
+    return any(lo <= index < hi for lo, hi in BINARY_RANGES[lang])
+
+
+class Reasoning:
+    """Reasoning scorer for one language and protocol."""
+
+    version = "1"
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"reasoning_{lang}.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        binary = self.protocol == "v2" and is_binary(sample.index, self.lang)
+        kind = "binary" if binary else "rubric"
+        content = await reply_content(reply, ctx, self.lang)
+        worst = 0.0 if self.protocol == "v2" else 1.0
+        if content.system_error:
+            return [failed(sample, MAIN, self.ref, content.system_error, worst, kind=kind)]
+        if content.unscored or content.text is None:
+            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content", kind=kind)]
+        fields = {"question": sample.question, "reference": sample.reference or "", "reply": content.text}
+        rubric = f"reasoning_{'binary' if binary else 'open'}_{self.lang}"
+        verdict = await judge(sample, MAIN, self.ref, ctx, rubric, fields, kind=kind)
+        if binary or self.protocol == "v1" or not verdict.scored:
+            return [verdict]
+        rubric_score = float(verdict.value)  # type: ignore[arg-type]
+        correct = scored(sample, MAIN, self.ref, float(rubric_score > 3), kind=kind,
+                         rubric_score=rubric_score, **{k: v for k, v in verdict.details.items() if k != "kind"})
+        correct.judge = verdict.judge
+        return [correct]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        main = by_name(scores)
+        if self.protocol == "v1":
+            return result("mean_score", main, samples)
+        extra: dict[str, object] = {}
+        for kind in ("binary", "rubric"):
+            part = [s.value for s in main if s.scored and s.details.get("kind") == kind]
+            extra[f"{kind}_n"] = len(part)
+            extra[f"{kind}_accuracy"] = round(float(np.mean(part)) * 100, 4) if part else None
+        raw = [s.details["rubric_score"] for s in main if s.scored and "rubric_score" in s.details]
+        extra["rubric_mean_score"] = round(float(np.mean(raw)), 4) if raw else None
+        return result("accuracy", main, samples, scale=100, extra=extra)

@@ -1,0 +1,155 @@
+"""Robustness: the 100 robust_clean questions under 36 acoustic conditions.
+
+Every item (robust and robust_clean) is judged with the single-round rubric. Clean baseline =
+mean score of the robust_clean replies; PR_k = min(1, mean_k / clean) per condition
+(family/level, from the item's ``Category`` and ``Level``); Robust PR = mean PR_k over the six
+headline conditions × 100. All 36 conditions (mean, PR_k, n) are reported in extra, grouped by
+family, plus ``capped_pr_mean`` (the same capped mean, for the v1 term 2.5·Σ PR_k = 15 ×
+capped_pr_mean / 100), ``pr_sum`` and the uncapped mean. The CI is a paired bootstrap over the
+base questions (robust item ``…-NNN`` pairs with robust_clean ``…-NNN``).
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import MAIN, by_name, meta, result
+from vocalbench.scoring.subsets.single_round import single_round_score
+
+FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
+HEADLINE = (
+    "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30",
+    "packet_loss/dropping_70", "farfield/filter_400hz", "distortion/clipping_0.0001",
+)
+_QID = re.compile(r"^robust-(" + "|".join(FAMILIES) + r")-(.+)-(\d+)$")
+_TAIL = re.compile(r"(\d+)$")
+
+
+def canonical_level(level: str) -> str:
+    """One spelling per level: the zh ``dropping_0.70`` becomes ``dropping_70``."""
+    m = re.fullmatch(r"dropping_0\.(\d+)", level)
+    return f"dropping_{int(m.group(1)):d}" if m else level
+
+
+def condition(sample: Sample) -> str:
+    """``family/level`` of a robust item, from Category + Level (else parsed from the Qid)."""
+    family, level = sample.category, meta(sample, "Level")
+    if not (family in FAMILIES and level):
+        m = _QID.match(sample.id)
+        if m is None:
+            raise ValueError(f"robust item {sample.id}: no condition in Category/Level or Qid")
+        family, level = m.group(1), m.group(2)
+    return f"{family}/{canonical_level(str(level))}"
+
+
+def base_question(sample_id: str) -> int:
+    """The base question number of a robust or robust_clean item (its trailing digits)."""
+    m = _TAIL.search(sample_id)
+    if m is None:
+        raise ValueError(f"no question number in {sample_id}")
+    return int(m.group(1))
+
+
+def _level_key(level: str) -> float:
+    m = re.search(r"-?\d+(?:\.\d+)?", level)
+    return float(m.group(0)) if m else 0.0
+
+
+def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, resamples: int = 1000,
+                 seed: int = 0) -> tuple[float, float] | None:
+    """Paired percentile bootstrap of Robust PR (%) over base questions."""
+    questions = sorted(set(clean).union(*headline))
+    if not questions or not clean or any(not h for h in headline):
+        return None
+    pos = {q: i for i, q in enumerate(questions)}
+    c = np.full(len(questions), np.nan)
+    for q, v in clean.items():
+        c[pos[q]] = v
+    m = np.full((len(questions), len(headline)), np.nan)
+    for j, h in enumerate(headline):
+        for q, v in h.items():
+            m[pos[q], j] = v
+    idx = np.random.default_rng(seed).integers(0, len(questions), size=(resamples, len(questions)))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        clean_mean = np.nanmean(c[idx], axis=1)
+        cond_mean = np.nanmean(m[idx], axis=1)  # (resamples, k)
+        prs = np.minimum(1.0, cond_mean / clean_mean[:, None]).mean(axis=1) * 100
+    prs = prs[np.isfinite(prs)]
+    if prs.size == 0:
+        return None
+    lo, hi = np.percentile(prs, [2.5, 97.5])
+    return round(float(lo), 4), round(float(hi), 4)
+
+
+class Robust:
+    """Robust scorer: per-item single-round judging, per-condition preserve rates."""
+
+    version = "1"
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"robust_{lang}.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        return [await single_round_score(sample, reply, ctx, self.ref, self.lang, condition=condition(sample))]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        main = by_name(scores)
+        base = result("preserve_rate", main, samples)
+        cond_of = {x.id: condition(x) for x in samples}
+        per_cond: dict[str, dict[int, float]] = {}
+        for s in main:
+            if s.scored and s.sample_id in cond_of:
+                per_cond.setdefault(cond_of[s.sample_id], {})[base_question(s.sample_id)] = float(s.value)  # type: ignore[arg-type]
+        clean = {base_question(s.sample_id): float(s.value)  # type: ignore[arg-type]
+                 for s in by_name(all_scores.get("robust_clean", [])) if s.scored}
+        clean_mean = float(np.mean(list(clean.values()))) if clean else None
+
+        conditions: dict[str, dict[str, dict[str, float | int | None]]] = {}
+        for cond in sorted(set(cond_of.values()), key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
+            family, level = cond.split("/", 1)
+            vals = list(per_cond.get(cond, {}).values())
+            mean = float(np.mean(vals)) if vals else None
+            pr = min(1.0, mean / clean_mean) if mean is not None and clean_mean else None
+            conditions.setdefault(family, {})[level] = {
+                "mean": round(mean, 4) if mean is not None else None,
+                "pr": round(pr, 6) if pr is not None else None,
+                "n": len(vals),
+            }
+
+        def pr_of(cond: str) -> float | None:
+            family, level = cond.split("/", 1)
+            return conditions.get(family, {}).get(level, {}).get("pr")  # type: ignore[return-value]
+
+        headline = {c: pr_of(c) for c in HEADLINE}
+        complete_headline = all(v is not None for v in headline.values())
+        value = round(float(np.mean(list(headline.values()))) * 100, 4) if complete_headline else None
+        uncapped = None
+        if complete_headline and clean_mean:
+            raw = [np.mean(list(per_cond[c].values())) / clean_mean for c in HEADLINE]
+            uncapped = round(float(np.mean(raw)) * 100, 4)
+        base.value = value
+        base.complete = base.complete and value is not None and len(clean) > 0
+        base.ci95 = pr_bootstrap(clean, [per_cond.get(c, {}) for c in HEADLINE]) if value is not None else None
+        base.extra = {
+            "clean_mean": round(clean_mean, 4) if clean_mean is not None else None,
+            "clean_n": len(clean),
+            "headline_pr": headline,
+            "capped_pr_mean": value,
+            "pr_sum": round(float(sum(headline.values())), 6) if complete_headline else None,  # type: ignore[arg-type]
+            "uncapped_pr_mean": uncapped,
+            "conditions": conditions,
+        }
+        if not clean:
+            base.extra["missing"] = "no robust_clean scores: clean baseline undefined"
+        return base

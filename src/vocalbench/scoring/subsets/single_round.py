@@ -1,0 +1,42 @@
+"""Single-round chat (and robust_clean): a 1–5 judge mean of helpfulness, accuracy, completeness
+and relevance of practical advice. No reference is shown to the judge."""
+
+from __future__ import annotations
+
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, result, unscored
+
+
+async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str,
+                             lang: str, **details: object) -> Score:
+    """One item judged with the single-round rubric (shared with robust and robust_clean)."""
+    content = await reply_content(reply, ctx, lang)
+    if content.system_error:
+        return failed(sample, MAIN, scorer, content.system_error, 1.0, **details)
+    if content.unscored or content.text is None:
+        return unscored(sample, MAIN, scorer, content.unscored or "no_content", **details)
+    fields = {"question": sample.question, "reply": content.text}
+    return await judge(sample, MAIN, scorer, ctx, f"single_round_{lang}", fields, **details)
+
+
+class SingleRound:
+    """Single-round scorer for one language and protocol; also used for ``robust_clean``."""
+
+    version = "1"
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"single_round_{lang}.{protocol}"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        return [await single_round_score(sample, reply, ctx, self.ref, self.lang)]
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        return result("mean_score", by_name(scores), samples)

@@ -1,0 +1,108 @@
+"""``RUN/summary.json``: the stable schema of DESIGN.md.
+
+``subsets`` holds one row per scored subset plus the acoustic rows (``utmos``, ``wer``/``per``)
+and the latency rows (``fcl_ms``, ``rtf``), each ``{metric, value, n, scored, unscored,
+system_errors, complete, ci95, extra}``; ``dimensions`` and ``overall`` follow (see
+:mod:`vocalbench.scoring.dimensions` and :mod:`vocalbench.scoring.overall`); ``provenance``
+names the evaluators and whether they match the paper's profile.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from vocalbench.config import RunConfig
+from vocalbench.scoring.base import SubsetResult
+from vocalbench.scoring.dimensions import compute as compute_dimensions
+from vocalbench.scoring.overall import overall_result
+
+PAPER_JUDGE_MODEL = "qwen-max-2025-01-25"
+SCHEMA_VERSION = 1
+
+
+def subset_row(r: SubsetResult) -> dict[str, Any]:
+    """One ``subsets`` row; unscored reasons (if any) go into ``extra``."""
+    extra = dict(r.extra)
+    if r.unscored_reasons:
+        extra["unscored_reasons"] = dict(r.unscored_reasons)
+    return {
+        "metric": r.metric, "value": r.value, "n": r.n, "scored": r.scored, "unscored": r.unscored,
+        "system_errors": r.system_errors, "complete": bool(r.complete),
+        "ci95": list(r.ci95) if r.ci95 is not None else None, "extra": extra,
+    }
+
+
+def is_paper(kind: str, spec: str) -> bool:
+    """Whether a component SPEC is the paper's model (see METRICS.md, "paper" profile)."""
+    spec = spec.strip()
+    if kind == "judge":
+        return spec.startswith("openai:") and spec[len("openai:"):].split("@", 1)[0] == PAPER_JUDGE_MODEL
+    return spec == "paper" or spec.startswith("paper:")
+
+
+def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: dict[str, Any] | None,
+               imported_transcripts: int) -> dict[str, Any]:
+    """Which evaluator did what; ``leaderboard_comparable`` only with the whole paper profile."""
+    out: dict[str, Any] = {}
+    for kind in ("asr", "mos", "emotion"):
+        spec = str(getattr(cfg, kind))
+        if kind in used:
+            out[kind] = used[kind]
+        else:
+            out[kind] = None if spec in ("none", "off") else f"{spec} (not used)"
+    out["judge"] = judge_id if cfg.judge.strip() not in ("none", "off") else None
+    out["specs"] = {k: str(getattr(cfg, k)) for k in ("asr", "mos", "emotion", "judge")}
+    if imported_transcripts:
+        out["asr_transcripts"] = "imported with the outputs (json_asr)"
+    out["leaderboard_comparable"] = all(is_paper(k, str(getattr(cfg, k))) for k in ("asr", "mos", "emotion", "judge"))
+    if usage is not None:
+        out["judge_usage"] = usage
+    return out
+
+
+def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Any = None,
+                  components_used: dict[str, str] | None = None, judge_id: str = "none",
+                  not_scored: list[str] | None = None, imported_transcripts: int = 0,
+                  seconds: float | None = None) -> dict[str, Any]:
+    """The summary dict for these results (subset rows in canonical order)."""
+    from vocalbench import __version__
+    from vocalbench.data.official import ordered
+
+    dims = compute_dimensions(results, cfg.lang)
+    overall = overall_result(dims.values, cfg.protocol, dims.incomplete, lang=cfg.lang)
+    names = ordered([n for n in results if n not in ("utmos", "wer", "per", "fcl_ms", "rtf")], cfg.lang)
+    names += [n for n in ("utmos", "wer", "per", "fcl_ms", "rtf") if n in results]
+    usage = store.judge_usage() if store is not None else None
+    summary: dict[str, Any] = {
+        "lang": cfg.lang,
+        "protocol": cfg.protocol,
+        "system": cfg.system,
+        "subsets": {n: subset_row(results[n]) for n in names},
+        "dimensions": dims.values,
+        "overall": overall,
+        "provenance": provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
+                                 imported_transcripts=imported_transcripts),
+        "meta": {"vocalbench": __version__, "schema": SCHEMA_VERSION,
+                 "incomplete_dimensions": sorted(dims.incomplete), "not_scored": sorted(not_scored or []),
+                 **({"scoring_seconds": round(seconds, 3)} if seconds is not None else {})},
+    }
+    return summary
+
+
+def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
+    """Write ``RUN/summary.json`` atomically (UTF-8, ``ensure_ascii=False``)."""
+    p = Path(run_dir) / "summary.json"
+    tmp = p.with_name(p.name + ".part")
+    tmp.write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
+    os.replace(tmp, p)
+    return p
+
+
+def load_summary(run_dir: str | Path) -> dict[str, Any]:
+    p = Path(run_dir) / "summary.json"
+    if not p.exists():
+        raise FileNotFoundError(f"{run_dir}: no summary.json (run 'vocalbench score {run_dir}' first)")
+    return json.loads(p.read_text(encoding="utf-8"))

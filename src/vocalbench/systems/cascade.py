@@ -1,0 +1,198 @@
+"""``cascade:asr=SPEC,llm=SPEC,tts=SPEC``: ASR -> streamed chat LLM -> TTS per sentence.
+
+The LLM reply is streamed; every complete sentence goes to TTS at once while the LLM keeps
+writing, so the first audio chunk arrives after ASR + the first sentence + its synthesis, a real
+first-chunk latency. Replies are capped at ``max_reply_tokens``. ASR and TTS run in worker
+threads under the named limits ``local:asr`` and ``local:tts``; the local LLM under ``local:llm``.
+``llm=local`` uses the shared llama.cpp server (``components.llm_server.ensure_server``);
+``llm=openai:MODEL[@BASE_URL]`` any OpenAI-compatible endpoint (key from the environment).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import AsyncIterator
+from typing import Any
+
+from vocalbench.records import Sample
+from vocalbench.runner.scheduler import concurrency
+from vocalbench.systems import SystemOptions
+from vocalbench.systems.base import AudioChunk, Done, Event, Sent, SystemFailure, TextDelta
+
+SYSTEM_PROMPT = {
+    "en": "You are a helpful voice assistant. Answer the user's spoken question directly and briefly, in plain "
+          "spoken English: no markdown, no lists, no emojis.",
+    "zh": "你是一个乐于助人的语音助手。请直接、简短地用口语化的中文回答用户的问题，不要使用 Markdown、列表或表情符号。",
+}
+AUTO_LANG_SUBSETS = {"cs_knowledge", "cs_open_ended"}  # code-switched audio: ASR auto-detects
+_MARKUP = re.compile(r"[*#`_>|~]+")
+_SENTENCE_END = re.compile(r"[.!?;。！？；…]+[\"')\]”’]*(?=\s)|[。！？；…]+|\n+")
+
+
+def pop_sentences(buffer: str) -> tuple[list[str], str]:
+    """Complete sentences at the head of ``buffer`` and the unfinished rest.
+
+    A sentence is complete when its end mark is followed by whitespace (Latin) or immediately
+    (full-width marks), so "3.5" or "e.g." mid-stream are not cut at the period.
+    """
+    out: list[str] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(buffer):
+        s = buffer[start:m.end()].strip()
+        if s:
+            out.append(s)
+        start = m.end()
+    return out, buffer[start:]
+
+
+def speakable(text: str) -> str:
+    return " ".join(_MARKUP.sub(" ", text).split())
+
+
+class CascadeSystem:
+    def __init__(self, asr: str, llm: str, tts: str, options: SystemOptions, name: str = "cascade") -> None:
+        self.asr_spec, self.llm_spec, self.tts_spec = asr, llm, tts
+        self.options = options
+        self.max_tokens = options.max_reply_tokens
+        self.id = name if name == "offline" else f"cascade:asr={asr},llm={llm},tts={tts}"
+        self.resource = f"local:{name}"
+        self.asr: Any = None
+        self.tts: Any = None
+        self._client: Any = None
+        self._model = ""
+        self._llm_id = ""
+        self._llm_limit = ("local:llm", 1)
+
+    async def start(self) -> None:
+        from vocalbench import components
+
+        self.asr = await asyncio.to_thread(components.resolve, "asr", self.asr_spec)
+        self.tts = await asyncio.to_thread(components.resolve, "tts", self.tts_spec)
+        await self._start_llm()
+
+    async def _start_llm(self) -> None:
+        import os
+
+        from openai import AsyncOpenAI
+
+        from vocalbench.components.base import ComponentSpec
+        from vocalbench.components.llm import DEFAULT_BASE_URL, host_of
+
+        spec = ComponentSpec.parse("llm", self.llm_spec)
+        if spec.profile == "offline":
+            from vocalbench.components.llm_server import ensure_server
+
+            handle = await asyncio.to_thread(ensure_server)
+            base_url, self._model, key = handle.base_url, handle.model_alias, "not-needed"
+        elif spec.profile == "openai":
+            base_url, self._model = spec.base_url or self.options.base_url or DEFAULT_BASE_URL, spec.model or ""
+            key = os.environ.get("VOCALBENCH_SYSTEM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
+            self._llm_limit = (f"endpoint:{host_of(base_url)}", 16)
+        else:
+            raise ValueError(f"cascade llm '{self.llm_spec}': expected local or openai:MODEL[@BASE_URL]")
+        self._llm_id = f"{self._model}@{host_of(base_url)}"
+        self._client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=300.0)
+
+    async def close(self) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+    def describe(self) -> dict[str, Any]:
+        return {"kind": "cascade", "asr": getattr(self.asr, "id", self.asr_spec),
+                "llm": self._llm_id or self.llm_spec, "tts": getattr(self.tts, "id", self.tts_spec),
+                "max_tokens": self.max_tokens, "voice": self.options.voice, "history_mode": "text-turns",
+                "temperature": 0, "seed": self.options.seed, "tts_unit": "sentence"}
+
+    async def _transcribe(self, sample: Sample) -> str:
+        from vocalbench.components.base import ComponentError
+
+        if sample.audio is None:
+            raise SystemFailure("missing_query_audio", f"{sample.subset}/{sample.id} has no audio")
+        lang = None if sample.subset in AUTO_LANG_SUBSETS else sample.lang
+        async with concurrency("local:asr", 1):
+            [tr] = await asyncio.to_thread(self.asr.transcribe, [sample.audio.path], lang)
+        if isinstance(tr, ComponentError):
+            raise SystemFailure("asr_error", f"{tr.reason}: {tr.message}")
+        return tr.text
+
+    async def _synthesize(self, text: str, lang: str) -> AudioChunk | None:
+        say = speakable(text)
+        if not any(ch.isalnum() for ch in say):
+            return None
+        async with concurrency("local:tts", 1):
+            x, sr = await asyncio.to_thread(self.tts.synthesize, say, lang, self.options.voice)
+        return AudioChunk(x, sr)
+
+    async def stream(self, sample: Sample) -> AsyncIterator[Event]:
+        yield Sent("audio-handed-to-cascade")
+        question = await self._transcribe(sample)
+        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT[sample.lang]}]
+        messages += [{"role": t.role, "content": t.text} for t in sample.history]
+        messages.append({"role": "user", "content": question})
+        out: asyncio.Queue[Event | BaseException | None] = asyncio.Queue()
+        sentences: asyncio.Queue[str | None] = asyncio.Queue()
+
+        async def llm() -> None:
+            buf = ""
+            async with concurrency(*self._llm_limit):
+                stream = await self._client.chat.completions.create(
+                    model=self._model, messages=messages, stream=True, max_tokens=self.max_tokens,
+                    temperature=0, seed=self.options.seed)
+                async with stream:
+                    async for chunk in stream:
+                        delta = chunk.choices[0].delta.content if chunk.choices else None
+                        if delta:
+                            await out.put(TextDelta(delta))
+                            done, buf = pop_sentences(buf + delta)
+                            for s in done:
+                                await sentences.put(s)
+            if buf.strip():
+                await sentences.put(buf.strip())
+
+        async def tts() -> None:
+            while (s := await sentences.get()) is not None:
+                chunk = await self._synthesize(s, sample.lang)
+                if chunk is not None:
+                    await out.put(chunk)
+
+        async def pipeline() -> None:
+            try:
+                async with asyncio.TaskGroup() as tg:
+                    t_tts = tg.create_task(tts())
+                    try:
+                        await llm()
+                    finally:
+                        await sentences.put(None)
+                    await t_tts
+                await out.put(None)
+            except BaseException as exc:  # handed to the consumer, which raises it
+                await out.put(exc.exceptions[0] if isinstance(exc, BaseExceptionGroup) else exc)
+
+        task = asyncio.create_task(pipeline())
+        try:
+            while (ev := await out.get()) is not None:
+                if isinstance(ev, BaseException):
+                    raise ev
+                yield ev
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+        yield Done()
+
+
+def parse_parts(arg: str) -> dict[str, str]:
+    """``asr=…,llm=…,tts=…`` -> dict (values may contain ':' and '@')."""
+    parts: dict[str, str] = {}
+    for item in filter(None, (p.strip() for p in arg.split(","))):
+        k, eq, v = item.partition("=")
+        if not eq or k not in ("asr", "llm", "tts"):
+            raise ValueError(f"cascade: expected asr=SPEC,llm=SPEC,tts=SPEC, got '{item}'")
+        parts[k] = v
+    return parts
+
+
+def from_spec(arg: str, options: SystemOptions) -> CascadeSystem:
+    """``cascade:asr=SPEC,llm=SPEC,tts=SPEC`` (missing parts default to the offline components)."""
+    p = parse_parts(arg)
+    return CascadeSystem(p.get("asr", "offline"), p.get("llm", "local"), p.get("tts", "offline"), options)

@@ -1,0 +1,115 @@
+"""``vocalbench report``: files, values, escaping, and runs with missing parts."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vocalbench.cli import main
+from vocalbench.report.build import write_report
+from vocalbench.report.plots import radar_values, robust_curves
+from vocalbench.report.runs import expand_run_dirs, load_run
+
+
+def _viewer_data(out: Path) -> dict[str, Any]:
+    html = (out / "viewer.html").read_text()
+    m = re.search(r'<script type="application/json" id="vb-data">(.*?)</script>', html, re.S)
+    assert m, "viewer data block missing"
+    return json.loads(m.group(1))
+
+
+def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
+    out = tmp_path / "rep"
+    res = write_report(list(two_runs), out, n_boot=200)
+    names = {p.name for p in res.files}
+    assert {"leaderboard.html", "viewer.html", "dimensions_en.svg", "robustness_en.svg", "latency_en.svg",
+            "categories_knowledge_en.svg"} <= names
+    html = (out / "leaderboard.html").read_text()
+    a = load_run(two_runs[0]).summary
+    assert f'{a["dimensions"]["knowledge"]:.2f}' in html
+    assert html.count('class="badge"') == 1  # only the run whose components differ from the paper
+    assert "61.234" in html
+    viewer = (out / "viewer.html").read_text()
+    # the untrusted reply only appears JSON-escaped inside the data block
+    assert "<script>window.__pwned" not in viewer and "<img src=x" not in viewer
+    assert "\\u003cscript\\u003ewindow.__pwned=1\\u003c/script\\u003e" in viewer
+    data = _viewer_data(out)
+    s0 = next(s for s in data["samples"] if s["id"] == "single_round-000")
+    assert s0["runs"][0]["text"].startswith("Sure! <script>")
+    assert (out / s0["query_audio"]).is_file() and (out / s0["runs"][1]["audio"]).is_file()
+    assert s0["runs"][0]["timings"]["fcl_ms"] is not None and s0["runs"][0]["mos"] is not None
+    emo = next(s for s in data["samples"] if s["subset"] == "emotion")
+    assert emo["runs"][0]["emotion"]["happy"] == pytest.approx(0.5)
+    judged = next(s for s in data["samples"] if s["subset"] == "creativity")["runs"][0]["scores"][0]
+    assert judged["rubric"] == "creativity@1" and judged["raw"].startswith('{"verdict"')
+    safety = next(s for s in data["samples"] if s["id"] == "safety-000")["runs"][0]
+    assert safety["system_error"] and safety["error"].startswith("timeout")
+
+
+def test_radar_and_robust_curves(two_runs: tuple[Path, Path]) -> None:
+    run = load_run(two_runs[0])
+    r = radar_values(run)
+    assert r["knowledge"] == pytest.approx(run.summary["dimensions"]["knowledge"] / 100)
+    assert r["creativity"] == pytest.approx(run.summary["dimensions"]["creativity"] / 5)
+    assert r["clarity"] == pytest.approx(0.8)  # WER 5.0 -> 8 points of 10
+    curves = robust_curves(run)
+    assert set(curves) == {"background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion"}
+    assert [x for x, _ in curves["reverberation"]] == [0.5, 1.0, 1.5, 2.0, 2.5, 3.0]
+    assert all(0 <= y <= 1 for pts in curves.values() for _, y in pts)
+
+
+def test_robust_curves_from_summary_extra_when_store_has_no_scores(tmp_path: Path) -> None:
+    run_dir = tmp_path / "r"
+    run_dir.mkdir()
+    extra = {"conditions": {"white_noise": {"snr_-5": {"mean": 3.0, "pr": 0.75, "n": 100},
+                                            "snr_20": {"mean": 4.0, "pr": 1.0, "n": 100}},
+                            "packet_loss": {"dropping_0.70": {"pr": 0.5}}}}
+    (run_dir / "summary.json").write_text(json.dumps({"lang": "zh", "system": "s", "subsets": {
+        "robust": {"metric": "preserve_rate", "value": 70.0, "extra": extra}}}))
+    curves = robust_curves(load_run(run_dir))
+    assert curves["white_noise"] == [(-5.0, 0.75), (20.0, 1.0)]
+    assert curves["packet_loss"] == [(70.0, 0.5)]
+
+
+def test_missing_dimensions_one_language_and_unscored(run_factory: Any, tmp_path: Path) -> None:
+    partial = run_factory(tmp_path / "partial", system="half", subsets=("knowledge", "single_round"))
+    unscored = run_factory(tmp_path / "uns", system="no-judge", unscored_subsets=("creativity", "emotion"))
+    out = tmp_path / "rep"
+    res = write_report([partial, unscored], out, n_boot=100)
+    html = (out / "leaderboard.html").read_text()
+    assert "No runs given for: Mandarin" in html
+    assert "41.2 of 80" in html  # partial overall shown as partial, never as a comparable number
+    assert "half [en]: not run or not available: Reasoning, Creativity" in html
+    assert "no-judge [en]: creativity has no scored items (10 unscored)" in html
+    assert "10 unscored" in html
+    assert "overall is partial; missing or incomplete" in html
+    assert (out / "viewer.html").is_file() and not res.warnings
+
+
+def test_summary_only_run_and_parent_folder(run_factory: Any, tmp_path: Path) -> None:
+    only = tmp_path / "only"
+    only.mkdir()
+    (only / "summary.json").write_text(json.dumps({"lang": "en", "system": "sum-only", "dimensions": {"knowledge": 50.0},
+                                                   "overall": {"version": "v2", "value": None,
+                                                               "missing": ["reasoning"], "partial": None}}))
+    both = tmp_path / "both"
+    run_factory(both / "en", system="bi", subsets=("knowledge",))
+    run_factory(both / "zh", lang="zh", system="bi", subsets=("reasoning",), xss=False)
+    assert [p.name for p in expand_run_dirs([both])] == ["en", "zh"]
+    out = tmp_path / "rep"
+    write_report([only, both], out, n_boot=50)
+    html = (out / "leaderboard.html").read_text()
+    assert "sum-only [en]" in html and "bi [zh]" in html and 'id="board-zh"' in html
+    assert "sum-only [en]: the store" not in html  # no store: nothing to say about per-sample scores
+
+
+def test_report_command(two_runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cli"
+    assert main(["report", str(two_runs[0]), "--out", str(out), "--n-boot", "50"]) == 0
+    assert "leaderboard.html" in capsys.readouterr().out
+    assert main(["report", str(tmp_path / "missing"), "--out", str(out)]) == 2
+    assert "no such folder" in capsys.readouterr().err

@@ -1,0 +1,80 @@
+"""The overall score (METRICS.md): worked example, clarity tables, v1 algebra, missing/partial."""
+
+from __future__ import annotations
+
+import pytest
+
+import vocalbench
+from vocalbench.scoring.overall import clarity_points, overall_result, overall_score
+
+VOCALNET2_8B = {  # METRICS.md worked example (en, v2): published 76.633
+    "knowledge": 72.10, "reasoning": 75.0, "creativity": 3.733, "utmos": 4.355, "wer": 4.005,
+    "single_round": 4.210, "instruction_following": 53.44, "empathy": 52.8, "safety": 91.50, "robust": 92.728,
+}
+
+
+def test_worked_example_reproduces_the_published_overall() -> None:
+    assert vocalbench.overall_score(VOCALNET2_8B) == pytest.approx(76.633, abs=0.005)
+    assert overall_score(VOCALNET2_8B, version="v2") == pytest.approx(76.6342, abs=1e-4)
+    zh = {**{k: v for k, v in VOCALNET2_8B.items() if k != "wer"}, "per": 4.005}  # zh passes per
+    assert overall_score(zh) == pytest.approx(76.6342, abs=1e-4)
+
+
+@pytest.mark.parametrize(("rate", "v2", "v1"), [
+    (0.0, 10, 10), (1.999, 10, 10), (2.0, 9, 9), (3.99, 9, 9), (4.0, 8, 8), (5.99, 8, 8), (6.0, 7, 7),
+    (8.0, 6, 6), (10.0, 5, 5), (12.0, 4, 4), (14.0, 3, 3), (16.0, 2, 2), (17.99, 2, 2),
+    (18.0, 1, 1), (19.99, 1, 1), (20.0, 0, 1), (55.0, 0, 1),
+])
+def test_clarity_points_tables(rate: float, v2: int, v1: int) -> None:
+    assert clarity_points(rate, "v2") == v2
+    assert clarity_points(rate, "v1") == v1
+
+
+def test_clarity_rejects_nonsense() -> None:
+    with pytest.raises(ValueError):
+        clarity_points(-1.0)
+
+
+def test_v1_formula_algebra() -> None:
+    # K%, R 1-5, C 1-5, WER %, UTMOS, SR 1-5, FR %, EmoSem + EmoAc (2-10), RR %, capped-PR mean %
+    m = {"knowledge": 60.0, "reasoning": 3.5, "creativity": 3.0, "wer": 19.0, "utmos": 4.0, "single_round": 4.0,
+         "instruction_following": 40.0, "emotion": 7.0, "safety": 80.0, "robust": 90.0}
+    prs = [1.0, 0.9, 0.8, 1.0, 0.85, 0.85]  # six capped PR_k fractions, mean 0.9 = 90 %
+    by_definition = (60.0 / 10 + 2 * 3.5 + 2 * 3.0 + 1 + 4.0 + 2 * 4.0 + 40.0 / 10 + 7.0 + 10 * 0.80
+                     + 2.5 * sum(prs))
+    assert overall_score(m, version="v1") == pytest.approx(by_definition, abs=1e-9)
+    assert by_definition == pytest.approx(64.5)  # 6+7+6+1+4+8+4+7+8+13.5
+    # the same metrics under v2 use other weights and the v2 clarity table (19 % -> 1 point either way)
+    assert overall_score({**m, "empathy": 50.0}, version="v2") != pytest.approx(by_definition)
+
+
+def test_maxima_add_up_to_100() -> None:
+    best_v2 = {"knowledge": 100, "reasoning": 100, "creativity": 5, "utmos": 5, "wer": 0, "single_round": 5,
+               "instruction_following": 100, "empathy": 100, "safety": 100, "robust": 100}
+    assert overall_score(best_v2) == pytest.approx(100.0)
+    best_v1 = {**best_v2, "reasoning": 5, "empathy": 10}
+    assert overall_score(best_v1, version="v1") == pytest.approx(100.0)
+
+
+def test_missing_metric_is_an_error_naming_it() -> None:
+    with pytest.raises(ValueError, match="empathy, robust"):
+        overall_score({k: v for k, v in VOCALNET2_8B.items() if k not in ("empathy", "robust")})
+    with pytest.raises(ValueError, match="unknown overall version"):
+        overall_score(VOCALNET2_8B, version="v3")
+
+
+def test_partial_when_a_term_is_missing_or_incomplete() -> None:
+    full = overall_result(VOCALNET2_8B, "v2")
+    assert full == {"version": "v2", "value": 76.634, "missing": [], "partial": None}
+    no_empathy = overall_result({**VOCALNET2_8B, "empathy": None}, "v2")
+    assert no_empathy["value"] is None and no_empathy["missing"] == ["empathy"]
+    assert no_empathy["partial"] == {"value": pytest.approx(76.634 - 5.28, abs=1e-3), "max": 90}
+    incomplete = overall_result(VOCALNET2_8B, "v2", incomplete={"robust", "wer"})
+    assert incomplete["value"] is None and incomplete["missing"] == ["wer", "robust"]
+    assert incomplete["partial"]["max"] == 75
+    zh = overall_result({**{k: v for k, v in VOCALNET2_8B.items() if k != "wer"}, "per": 4.005}, "v2", lang="zh")
+    assert zh["value"] == 76.634
+    zh_missing = overall_result({k: v for k, v in VOCALNET2_8B.items() if k != "wer"}, "v2", lang="zh")
+    assert zh_missing["missing"] == ["per"]
+    v1_zh = overall_result(VOCALNET2_8B, "v1", lang="zh")
+    assert v1_zh["value"] is None and v1_zh["partial"] is None  # v1 is defined for English only
