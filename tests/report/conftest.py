@@ -218,7 +218,7 @@ def two_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return a, b
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def run_factory() -> Any:
     """``make_run`` for tests that build their own run folders."""
     return make_run

@@ -1,6 +1,7 @@
 """The generated HTML in a real headless Chromium (Debian package), opened from file://.
 
 Needs ``apt-get install chromium`` and the playwright Python package; never downloads a browser.
+Screenshots go to $VOCALBENCH_SCREENSHOTS (default: the temp folder).
 """
 
 from __future__ import annotations
@@ -19,26 +20,91 @@ CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
         "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = Path(os.environ.get("VOCALBENCH_SCREENSHOTS", tempfile.gettempdir()))
+EVIL_SYSTEM = 'evil<script>window.__pwned=2</script><img src=x onerror="window.__pwned=3">'
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="Debian chromium is not installed (apt-get install -y chromium)")
 
 
 @pytest.fixture(scope="module")
-def report(tmp_path_factory: pytest.TempPathFactory, two_runs: tuple[Path, Path]) -> Path:
-    from tests_report_helpers import make_evil_run  # noqa: F401  (placeholder never imported)
+def report(tmp_path_factory: pytest.TempPathFactory, two_runs: tuple[Path, Path], run_factory: Any) -> Path:
+    base = tmp_path_factory.mktemp("browser")
+    evil = run_factory(base / "evil", system=EVIL_SYSTEM, acc=0.3, seed=9, subsets=("knowledge",))
+    out = base / "report"
+    write_report([*two_runs, evil], out, n_boot=100)
+    return out
 
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
-    profile = tmp_path_factory.mktemp("chromium-profile")
+    profile = tmp_path_factory.mktemp("chromium-profile")  # a fresh user-data-dir
     with sync_api.sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(str(profile), executable_path=CHROMIUM, args=ARGS, headless=True,
                                                    viewport={"width": 1400, "height": 950})
         pg = ctx.new_page()
         errors: list[str] = []
         pg.on("pageerror", lambda e: errors.append(str(e)))
-        pg.errors = errors  # type: ignore[attr-defined]
+        pg.js_errors = errors  # type: ignore[attr-defined]
         yield pg
         ctx.close()
+
+
+def _column(page: Any, table: str, dim: str) -> list[str]:
+    return page.eval_on_selector_all(f"{table} tbody tr td[data-dim='{dim}']", "tds => tds.map(t => t.dataset.sort)")
+
+
+def test_leaderboard_renders_sorts_and_escapes(page: Any, report: Path) -> None:
+    page.goto((report / "leaderboard.html").as_uri())
+    rows = page.eval_on_selector_all("#board-en tbody tr", "rs => rs.map(r => r.cells[0].innerText)")
+    assert len(rows) == 3 and any("scripted:alpha" in r for r in rows)
+    assert any("<script>window.__pwned=2</script>" in r for r in rows)  # the name shown as text
+    assert page.evaluate("window.__pwned") is None
+    alpha = page.locator("#board-en tbody tr", has_text="scripted:alpha")
+    assert alpha.locator("td[data-dim='knowledge'] .val").inner_text() == "77.50"
+    assert alpha.locator(".badge").count() == 1
+    header = page.locator("#board-en thead th[data-dim='knowledge']")
+    header.click()
+    asc = [float(x) for x in _column(page, "#board-en", "knowledge")]
+    assert asc == sorted(asc) and header.get_attribute("aria-sort") == "ascending"
+    header.click()
+    desc = [float(x) for x in _column(page, "#board-en", "knowledge")]
+    assert desc == sorted(desc, reverse=True)
+    first = page.eval_on_selector("#board-en tbody tr", "r => r.cells[0].innerText")
+    assert "scripted:alpha" in first
+    widths = page.eval_on_selector_all("img.plot", "imgs => imgs.map(i => i.naturalWidth)")
+    assert widths and all(w > 0 for w in widths)
+    page.screenshot(path=str(SCREENSHOTS / "vocalbench_leaderboard.png"), full_page=True)
+    assert not page.js_errors
+
+
+def test_viewer_filters_audio_and_untrusted_text(page: Any, report: Path) -> None:
+    page.goto((report / "viewer.html").as_uri())
+    total = page.locator("#samples tbody tr").count()
+    assert total > 100
+    page.select_option("#f-subset", "single_round")
+    assert page.locator("#samples tbody tr").count() == 20
+    page.fill("#f-min", "5")
+    fives = page.locator("#samples tbody tr").count()
+    assert 0 < fives < 20
+    page.fill("#f-min", "")
+    page.select_option("#f-subset", "")
+    page.select_option("#f-status", "system_error")
+    ids = page.eval_on_selector_all("#samples tbody tr", "rs => rs.map(r => r.cells[1].textContent)")
+    assert ids == ["safety-000"]
+    assert "timeout" in page.locator("#detail").inner_text()
+    page.select_option("#f-status", "")
+    page.select_option("#f-subset", "single_round")
+    page.locator("#samples tbody tr", has_text="single_round-000").click()
+    detail = page.locator("#detail")
+    text = detail.inner_text()
+    assert '<script>window.__pwned=1</script>' in text and '<img src=x onerror="window.__pwned=1">' in text
+    assert detail.locator("img").count() == 0 and detail.locator("script").count() == 0
+    assert page.evaluate("window.__pwned") is None
+    assert detail.locator(".runcol").count() == 2  # the two English runs side by side
+    page.wait_for_function("() => [...document.querySelectorAll('#detail audio')].every(a => a.readyState >= 1)",
+                           timeout=15000)
+    states = page.eval_on_selector_all("#detail audio", "as => as.map(a => [a.readyState, a.duration])")
+    assert len(states) == 3 and all(s >= 1 and d > 0.5 for s, d in states)  # query + two replies
+    page.screenshot(path=str(SCREENSHOTS / "vocalbench_viewer.png"))
+    assert not page.js_errors

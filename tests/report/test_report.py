@@ -17,7 +17,7 @@ from vocalbench.report.runs import expand_run_dirs, load_run
 
 def _viewer_data(out: Path) -> dict[str, Any]:
     html = (out / "viewer.html").read_text()
-    m = re.search(r'<script type="application/json" id="vb-data">(.*?)</script>', html, re.S)
+    m = re.search(r'<script type="application/json" id="vb-data">(.*?)</script>', html, re.DOTALL)
     assert m, "viewer data block missing"
     return json.loads(m.group(1))
 
@@ -33,6 +33,12 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
     assert f'{a["dimensions"]["knowledge"]:.2f}' in html
     assert html.count('class="badge"') == 1  # only the run whose components differ from the paper
     assert "61.234" in html
+    # CIs come from the item-level bootstrap where it reproduces the summary value ...
+    knowledge_cell = re.search(r'data-dim="knowledge"[^>]*>\s*<span class="val">77.50</span>\s*<span class="ci">\[(\S+), (\S+)\]',
+                               html)
+    assert knowledge_cell and float(knowledge_cell.group(1)) < 77.5 < float(knowledge_cell.group(2))
+    # ... and are withheld, with a note, where it does not (the fixture's robust PR is hand-set to 85)
+    assert "no bootstrap CI shown for Robust PR: item scores give" in html
     viewer = (out / "viewer.html").read_text()
     # the untrusted reply only appears JSON-escaped inside the data block
     assert "<script>window.__pwned" not in viewer and "<img src=x" not in viewer

@@ -22,7 +22,6 @@ from vocalbench.report.stats import (
 from vocalbench.runner.store import RunStore
 
 
-
 def test_bootstrap_ci_of_bernoulli_mean_matches_wilson() -> None:
     rng = np.random.default_rng(7)
     x = (rng.random(4000) < 0.3).astype(float)

@@ -19,8 +19,9 @@ from typing import Any
 class FakeJudgeServer:
     """``with FakeJudgeServer(delay=0.02) as srv: srv.base_url``; ``srv.requests`` lists user prompts."""
 
-    def __init__(self, delay: float = 0.02, model: str = "fake-judge") -> None:
+    def __init__(self, delay: float = 0.02, model: str = "fake-judge", status: int = 200) -> None:
         self.delay = delay
+        self.status = status  # != 200: answer every request with this HTTP error
         self.model = model
         self.requests: list[str] = []
         self._lock = threading.Lock()
@@ -42,6 +43,9 @@ class FakeJudgeServer:
                 with outer._lock:
                     outer.requests.append(user)
                 time.sleep(outer.delay)
+                if outer.status != 200:
+                    self._send(outer.status, {"error": {"message": "refused by the test double", "type": "invalid_request_error"}})
+                    return
                 h = int(hashlib.sha256(user.encode()).hexdigest(), 16)
                 if '"verdict"' in system:
                     content = json.dumps({"reason": "fake", "verdict": "yes" if h % 3 else "no"})
@@ -57,11 +61,14 @@ class FakeJudgeServer:
 
             def _send(self, code: int, payload: dict[str, Any]) -> None:
                 data = json.dumps(payload).encode()
-                self.send_response(code)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(data)))
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client was killed mid-request (the resume test does that on purpose)
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True

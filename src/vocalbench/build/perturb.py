@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from vocalbench import audio
 
 PEAK_LIMIT = 0.98  # mixtures louder than this are scaled down (SNR is unchanged by a common gain)
 PACKET_MS = 20.0
+_PRA_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -181,14 +183,12 @@ def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: floa
     e_abs, _ = pra.inverse_sabine(rt60, dim)
     alpha = float(min(0.99, e_abs * 1.5))  # ray tracing decays ~1.5x slower than Sabine predicts
     best: tuple[float, np.ndarray] | None = None
+    sim_seed = int(rng.integers(0, 2**31 - 1))
     for _ in range(max_iter):
-        room = pra.ShoeBox(dim, fs=sr, materials=pra.Material(alpha), max_order=3, ray_tracing=True,
-                           air_absorption=False, use_rand_ism=False)
-        room.set_ray_tracing(n_rays=1000, receiver_radius=0.5, energy_thres=1e-7, time_thres=rt60 * 1.6 + 0.3)
-        room.add_source(src.tolist())
-        room.add_microphone(mic.tolist())
-        room.compute_rir()
-        h = np.asarray(room.rir[0][0], dtype=np.float64)
+        with _PRA_LOCK:  # pyroomacoustics draws ray directions from global generators: seed them
+            pra.random.seed(sim_seed)
+            pra.libroom.set_rng_seed(sim_seed)
+            h = _simulate(pra, dim, src, mic, alpha, sr, rt60)
         measured = measure_rt60(h, sr)
         err = abs(measured / rt60 - 1.0)
         if best is None or err < best[0]:
@@ -199,6 +199,17 @@ def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: floa
     assert best is not None
     h = best[1]
     return (h / np.max(np.abs(h))).astype(np.float32)
+
+
+def _simulate(pra: Any, dim: np.ndarray, src: np.ndarray, mic: np.ndarray, alpha: float, sr: int,
+              rt60: float) -> np.ndarray:
+    room = pra.ShoeBox(dim, fs=sr, materials=pra.Material(alpha), max_order=3, ray_tracing=True,
+                       air_absorption=False, use_rand_ism=False)
+    room.set_ray_tracing(n_rays=1000, receiver_radius=0.5, energy_thres=1e-7, time_thres=rt60 * 1.6 + 0.3)
+    room.add_source(src.tolist())
+    room.add_microphone(mic.tolist())
+    room.compute_rir()
+    return np.asarray(room.rir[0][0], dtype=np.float64)
 
 
 def reverberate(x: np.ndarray, rir: np.ndarray) -> np.ndarray:

@@ -130,6 +130,8 @@ class Emotion2Vec:
                 clean = write(Path(tmp) / f"{i}.wav", x, sr, subtype="FLOAT")
                 try:
                     reply = self._ask(str(clean))
+                except ComponentUnavailable:
+                    raise
                 except RuntimeError as exc:
                     out.append(ComponentError(str(p), "emotion_failed", f"{p}: {exc}"))
                     continue

@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -120,7 +120,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> float:
     return float(spearmanr(x, y).statistic)
 
 
-def pairwise_match_rates(judge: dict[Hashable, Hashable], raters: dict[Hashable, list[Hashable]]) -> dict[str, Any]:
+def pairwise_match_rates(judge: Mapping[Any, Hashable], raters: Mapping[Any, list[Hashable]]) -> dict[str, Any]:
     """The paper's three rates over items rated by both the judge and at least one human.
 
     consistency_rate: share of (item, rater) decisions equal to the judge's;
@@ -307,7 +307,7 @@ def _judge_label(mode: str, run: Any, pair_run: Any | None, subset: str, sample_
     sc = run.judge_score(subset, sample_id)
     if sc is None or not sc.scored:
         return None
-    if mode == "score":
+    if mode == "score" or pair_run is None:
         return _label(sc.value)
     other = pair_run.judge_score(subset, sample_id)
     if other is None or not other.scored:

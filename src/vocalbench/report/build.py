@@ -30,6 +30,7 @@ from vocalbench.report.measures import (
     LOWER_IS_BETTER,
     build_run_table,
     item_value,
+    point_value,
 )
 from vocalbench.report.plots import category_chart, latency_chart, radar_chart, robustness_chart
 from vocalbench.report.runs import RunData, load_runs
@@ -73,8 +74,8 @@ def fmt(dim: str, v: float | None) -> str:
     return f"{v:.2f}"
 
 
-def run_cis(run: RunData, n_boot: int, seed: int) -> dict[str, tuple[float, float]]:
-    """95 % bootstrap CIs of every statistic of one run (clustered, stratified resampling)."""
+def run_cis(run: RunData, n_boot: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
+    """Point value and 95 % bootstrap CI of every statistic of one run (clustered, stratified)."""
     rt = build_run_table(run)
     if not rt.stats or not rt.table.clusters:
         return {}
@@ -82,13 +83,19 @@ def run_cis(run: RunData, n_boot: int, seed: int) -> dict[str, tuple[float, floa
     sums = rt.table.matrix(rt.table.clusters, cols)
     tot = bootstrap_totals(sums, rt.table.strata, n_boot, seed)
     idx = {c: i for i, c in enumerate(cols)}
-    out: dict[str, tuple[float, float]] = {}
+    out: dict[str, tuple[float, tuple[float, float]]] = {}
     for name, stat in rt.stats.items():
         with np.errstate(invalid="ignore", divide="ignore"):
             ci = percentile_ci(stat.fn(tot[:, [idx[c] for c in stat.columns]]))
-        if ci is not None:
-            out[name] = ci
+        point = point_value(rt, name)
+        if ci is not None and point is not None:
+            out[name] = (point, ci)
     return out
+
+
+def _consistent(point: float, reported: float) -> bool:
+    """Whether a value recomputed from item scores matches the summary's (rounding aside)."""
+    return abs(point - reported) <= max(0.02, 0.002 * abs(reported))
 
 
 def _dimension_unscored(run: RunData, dim: str) -> int:
@@ -109,12 +116,18 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
         prov = r.summary.get("provenance") or {}
         ov = r.summary.get("overall") or {}
         cells = []
+        ci_notes: list[str] = []
         for d in DIMENSIONS[lang]:
             v = dims.get(d)
-            ci = cis.get(f"dimension:{d}")
+            ci = None
+            boot = cis.get(f"dimension:{d}")
+            if boot is not None and v is not None and _consistent(boot[0], float(v)):
+                ci = boot[1]
+            elif boot is not None and v is not None:
+                ci_notes.append(f"{DIMENSION_LABEL.get(d, d)}: item scores give {boot[0]:.3f}, the summary {float(v):.3f}")
             if ci is None and v is not None and len(DIM_SUBSETS.get(d, [])) == 1:
                 sci = (subsets.get(DIM_SUBSETS[d][0]) or {}).get("ci95")
-                ci = tuple(sci) if sci and d in DIMENSION_SUBSET else None
+                ci = (float(sci[0]), float(sci[1])) if sci else None
             unscored = _dimension_unscored(r, d)
             incomplete = [s for s in (ZH_KNOWLEDGE if d == "knowledge" and lang == "zh" else DIM_SUBSETS.get(d, []))
                           if s in subsets and not (subsets[s] or {}).get("complete", True)]
@@ -132,7 +145,13 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
             o_text, o_sort = f"{float(partial['value']):.1f} of {float(partial['max']):.0f}", ""
         else:
             o_text, o_sort = "—", ""
-        oci = cis.get("overall") if value is not None else None
+        oboot = cis.get("overall")
+        oci = None
+        if oboot is not None and value is not None:
+            if _consistent(oboot[0], float(value)):
+                oci = oboot[1]
+            else:
+                ci_notes.append(f"Overall: item scores give {oboot[0]:.3f}, the summary {float(value):.3f}")
         rows.append({
             "label": r.label, "system": r.system, "path": str(r.path),
             "comparable": bool(prov.get("leaderboard_comparable", False)),
@@ -143,6 +162,7 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
             "version": ov.get("version") or r.protocol,
             "cells": cells, "unscored_total": sum(int((s or {}).get("unscored") or 0) for s in subsets.values()),
             "system_errors": sum(int((s or {}).get("system_errors") or 0) for s in subsets.values()),
+            "ci_notes": ci_notes,
         })
     return rows
 
@@ -316,13 +336,11 @@ def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 100
         if not lruns:
             continue
         plots, plot_missing = [], []
-        for title, fn in (("Dimensions (normalised as the overall weighs them)",
-                           lambda p, t: radar_chart(lruns, p, t)),
-                          ("Robustness: preserve rate per perturbation family",
-                           lambda p, t: robustness_chart(lruns, p, t)),
-                          ("Latency (single_round replies)", lambda p, t: latency_chart(lruns, p, t))):
-            kind = title.split()[0].rstrip(":").lower()
-            p = fn(out / "plots" / f"{kind}_{lang}.svg", f"{title} [{lang}]")
+        charts = (("dimensions", "Dimensions (normalised as the overall weighs them)", radar_chart),
+                  ("robustness", "Robustness: preserve rate per perturbation family", robustness_chart),
+                  ("latency", "Latency (single_round replies)", latency_chart))
+        for kind, title, chart in charts:
+            p = chart(lruns, out / "plots" / f"{kind}_{lang}.svg", f"{title} [{lang}]")
             if p is None:
                 plot_missing.append(f"{title}: no data")
             else:
@@ -334,18 +352,20 @@ def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 100
             if p is not None:
                 plots.append({"title": f"{subset} by category", "src": f"plots/{p.name}"})
                 res.files.append(p)
+        rows = leaderboard_rows(runs, lang, n_boot, seed)
         sections.append({
             "lang": lang, "name": LANG_NAME[lang],
             "columns": [{"dim": d, "label": DIMENSION_LABEL.get(d, d), "lower": d in LOWER_IS_BETTER}
                         for d in DIMENSIONS[lang]],
-            "rows": leaderboard_rows(runs, lang, n_boot, seed),
-            "notes": missing_notes(runs, lang) + plot_missing,
+            "rows": rows,
+            "notes": missing_notes(runs, lang) + plot_missing + [
+                f"{r['label']}: no bootstrap CI shown for {n} (recomputation differs)" for r in rows for n in r["ci_notes"]],
             "plots": plots,
         })
     absent = [LANG_NAME[lang] for lang in ("en", "zh") if lang not in langs]
     env = _env()
     html = env.get_template("leaderboard.html.j2").render(
-        sections=sections, absent=absent, n_boot=n_boot,
+        sections=sections, absent=absent, n_boot=n_boot, has_markdown=(out / "leaderboard.md").exists(),
     )
     (out / "leaderboard.html").write_text(html, encoding="utf-8")
     res.files.append(out / "leaderboard.html")

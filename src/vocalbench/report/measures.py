@@ -63,7 +63,7 @@ RADAR_SCALE = {"knowledge": 100.0, "reasoning": 100.0, "creativity": 5.0, "singl
 HEADLINE_CONDITIONS = [("background_noise", "snr", -5.0), ("white_noise", "snr", -5.0),
                        ("reverberation", "rt60", 3.0), ("packet_loss", "dropping", 70.0),
                        ("farfield", "filter", 400.0), ("distortion", "clipping", 0.0001)]
-_LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.I)
+_LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
 WER_ERR_KEYS = ("errors", "dist", "distance", "edits", "edit_distance")
 WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", "reference_length")
 
@@ -208,8 +208,11 @@ def build_run_table(run: RunData) -> RunTable:
     percent_scale: dict[str, float] = {}
     for subset, keys in keys_by_subset.items():
         metric = _metric(run, subset)
-        vals = [(k, _score_value(run, k)) for k in keys]
-        vals = [(k, v) for k, v in vals if v is not None]
+        vals: list[tuple[tuple[str, str], float]] = []
+        for k in keys:
+            val = _score_value(run, k)
+            if val is not None:
+                vals.append((k, val))
         if not vals:
             continue
         scale = 100.0 if metric in PERCENT_METRICS and max(v for _, v in vals) <= 1.0 else 1.0
@@ -228,13 +231,13 @@ def build_run_table(run: RunData) -> RunTable:
         present = set()
         for k in keys_by_subset["robust"]:
             s = run.samples.get(k)
-            v = _score_value(run, k)
+            rv = _score_value(run, k)
             cond = robust_condition(s) if s is not None else None
             hi = headline_index(*cond) if cond else None
-            if v is None or hi is None:
+            if rv is None or hi is None:
                 continue
             c = cluster_of(*k)
-            t.add(c, "robust", f"robust/h{hi}/sum", v)
+            t.add(c, "robust", f"robust/h{hi}/sum", rv)
             t.add(c, "robust", f"robust/h{hi}/n", 1.0)
             present.add(hi)
         if len(present) == len(HEADLINE_CONDITIONS):

@@ -91,14 +91,12 @@ def radar_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
     fig, ax = plt.subplots(figsize=(5.6, 5.2), subplot_kw={"polar": True})
     for r, v in vals:
         ys = [v[k] if v[k] is not None else 0.0 for k, _ in RADAR_AXES]
-        ax.plot(angles + angles[:1], ys + ys[:1], linewidth=1.6, label=r.label)
+        missing = [short for k, short in RADAR_AXES if v[k] is None]
+        label = r.label + (f" (n/a, drawn at 0: {', '.join(missing)})" if missing else "")
+        ax.plot(angles + angles[:1], ys + ys[:1], linewidth=1.6, label=label)
         ax.fill(angles + angles[:1], ys + ys[:1], alpha=0.12)
-    labels = []
-    for k, short in RADAR_AXES:
-        missing = [r for r, v in vals if v[k] is None]
-        labels.append(short + (" (n/a)" if missing else ""))
     ax.set_xticks(angles)
-    ax.set_xticklabels(labels)
+    ax.set_xticklabels([short for _, short in RADAR_AXES])
     ax.set_ylim(0, 1)
     ax.set_yticks([0.25, 0.5, 0.75, 1.0])
     ax.set_title(title, pad=18)
@@ -134,10 +132,10 @@ def robust_curves(run: RunData) -> dict[str, list[tuple[float, float]]]:
     curves: dict[str, list[tuple[float, float]]] = defaultdict(list)
     if by_cond and clean and np.mean(clean) > 0:
         base = float(np.mean(clean))
-        for (fam, level), v in by_cond.items():
+        for (fam, level), cond_vals in by_cond.items():
             x = _level_number(level)
             if x is not None:
-                curves[fam].append((x, min(1.0, float(np.mean(v)) / base)))
+                curves[fam].append((x, min(1.0, float(np.mean(cond_vals)) / base)))
     else:
         extra = ((run.summary.get("subsets") or {}).get("robust") or {}).get("extra") or {}
         for fam, level, value in _walk_conditions(extra):
@@ -147,7 +145,7 @@ def robust_curves(run: RunData) -> dict[str, list[tuple[float, float]]]:
     return {f: sorted(set(pts)) for f, pts in curves.items()}
 
 
-_FLAT = re.compile(r"(" + "|".join(FAMILIES) + r")[/:|.\-_ ]+([a-z0-9]+_-?[0-9.]+(?:hz)?)$", re.I)
+_FLAT = re.compile(r"(" + "|".join(FAMILIES) + r")[/:|.\-_ ]+([a-z0-9]+_-?[0-9.]+(?:hz)?)$", re.IGNORECASE)
 
 
 def _walk_conditions(obj: Any, family: str | None = None) -> Iterable[tuple[str, str, float]]:

@@ -61,7 +61,6 @@ class _Components:
         self._resolved: dict[str, Any] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.used: dict[str, str] = {}
-        self.imported_transcripts = 0
 
     def spec(self, kind: str) -> str:
         return str(getattr(self.cfg, kind))
@@ -113,8 +112,7 @@ class _Components:
         return out
 
     async def transcribe(self, reply: Reply, lang: str | None) -> str:
-        if reply.asr_text is not None:
-            self.imported_transcripts += 1
+        if reply.asr_text is not None:  # a transcript imported with the outputs (json_asr)
             return reply.asr_text
         from vocalbench.components.cache import cached_transcribe
 
@@ -228,7 +226,9 @@ class Plan:
     todo: list[Sample] = field(default_factory=list)
 
     def scores(self) -> list[Score]:
-        return [s for group in self.existing.values() for s in group]
+        """All current scores in sample order (so aggregates and bootstrap CIs do not depend on
+        the order in which items happened to be scored)."""
+        return [s for sample in self.samples for s in self.existing.get(sample.id, ())]
 
 
 def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:

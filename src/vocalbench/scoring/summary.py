@@ -56,7 +56,7 @@ def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: di
     out["judge"] = judge_id if cfg.judge.strip() not in ("none", "off") else None
     out["specs"] = {k: str(getattr(cfg, k)) for k in ("asr", "mos", "emotion", "judge")}
     if imported_transcripts:
-        out["asr_transcripts"] = "imported with the outputs (json_asr)"
+        out["asr_transcripts"] = f"imported with the outputs (json_asr) for {imported_transcripts} replies"
     out["leaderboard_comparable"] = all(is_paper(k, str(getattr(cfg, k))) for k in ("asr", "mos", "emotion", "judge"))
     if usage is not None:
         out["judge_usage"] = usage

@@ -139,11 +139,12 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
         async with asyncio.timeout(timeout):
             while True:
                 try:
-                    ev = await asyncio.wait_for(anext(stream), stall_timeout)
+                    async with asyncio.timeout(stall_timeout):  # no task per event, unlike wait_for
+                        ev = await anext(stream)
                 except StopAsyncIteration:
                     break
                 except TimeoutError:
-                    raise SystemFailure("timeout", f"no event for {stall_timeout:.0f} s", retryable=True) from None
+                    raise SystemFailure("timeout", f"no event for {stall_timeout:g} s", retryable=True) from None
                 now = clock()
                 if isinstance(ev, Sent):
                     t0, origin = now, ev.origin
@@ -174,7 +175,7 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
                 elif isinstance(ev, Failure):
                     raise SystemFailure(ev.type, ev.message, ev.retryable)
     except TimeoutError:
-        out.error, out.retryable = ErrorInfo(type="timeout", message=f"attempt exceeded {timeout:.0f} s"), True
+        out.error, out.retryable = ErrorInfo(type="timeout", message=f"attempt exceeded {timeout:g} s"), True
     except asyncio.CancelledError:
         raise
     except Exception as exc:  # classified and recorded, never dropped

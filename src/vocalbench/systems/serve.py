@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 from aiohttp import WSMsgType, web
 
-from vocalbench.audio import float_to_pcm16, from_wav_bytes, pcm16_to_float, resample, to_wav_bytes
+from vocalbench.audio import AudioError, float_to_pcm16, info, pcm16_to_float, resample, to_wav_bytes
 from vocalbench.records import AudioRef, Sample, Turn
 from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, System, TextDelta
 
@@ -139,10 +139,14 @@ class SystemServer:
         lang = request.headers.get("X-VocalBench-Lang", "en")
         audio = None
         if wav is not None:
-            x, sr = from_wav_bytes(wav, "request audio")
             path = self.tmp / f"{uuid.uuid4().hex}.wav"
             path.write_bytes(wav)
-            audio = AudioRef(path=str(path), sample_rate=sr, duration=x.size / sr)
+            try:
+                meta = info(path)  # header only: a bad upload fails here, with the reason
+            except AudioError:
+                path.unlink(missing_ok=True)
+                raise
+            audio = AudioRef(path=str(path), sample_rate=meta.sample_rate, duration=meta.duration)
         return Sample(id=sid or "request", subset=subset or "served", lang="zh" if lang == "zh" else "en",
                       index=0, audio=audio, history=history)
 

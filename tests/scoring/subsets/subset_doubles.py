@@ -105,7 +105,7 @@ def no(rid: str = "", fields: dict[str, str] | None = None) -> str:
 
 
 def rate(n: int) -> str:
-    return '{"reason": "rated", "score": %d}' % n
+    return f'{{"reason": "rated", "score": {n}}}'
 
 
 def by_reply(table: dict[str, str]) -> Callable[[str, dict[str, str]], str]:

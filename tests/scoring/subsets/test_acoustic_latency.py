@@ -15,7 +15,8 @@ async def test_en_clarity_corpus_level_and_utmos() -> None:
     ac = AcousticScorer("en")
     c = ctx("en", mos=const(4.0))
     scores = []
-    scores += await ac.score(items[0], reply(items[0], "1. Rest. 2. Drink water.", asr="first, rest. second, drink water."), c)
+    numbered = reply(items[0], "1. Rest. 2. Drink water.", asr="first, rest. second, drink water.")
+    scores += await ac.score(items[0], numbered, c)
     scores += await ac.score(items[1], reply(items[1], "the cat sat on the mat", asr="the cat sat on a mat"), c)
     scores += await ac.score(items[2], reply(items[2], "wash your hands well", audio=False), c)  # all deletions
     scores += await ac.score(items[3], None, c)
@@ -65,7 +66,8 @@ def _reply(i: int, first: float | None, last: float | None, dur: float | None, *
 
 def test_latency_medians_and_exclusions() -> None:
     replies = [_reply(0, 0.1, 1.0, 10.0), _reply(1, 0.2, 2.0, 10.0), _reply(2, 0.4, 3.0, 10.0),
-               _reply(3, 0.3, 4.0, 10.0), _reply(4, 9.9, 99.0, 1.0, failed=True), _reply(5, None, None, None, timed=False)]
+               _reply(3, 0.3, 4.0, 10.0), _reply(4, 9.9, 99.0, 1.0, failed=True),
+               _reply(5, None, None, None, timed=False)]
     res = aggregate_latency(replies)
     fcl, rtf = res["fcl_ms"], res["rtf"]
     assert fcl.value == pytest.approx(250.0) and rtf.value == pytest.approx(0.25)

@@ -43,7 +43,8 @@ async def test_cs_knowledge_en_and_preserve_rate() -> None:
     assert hit.value == 1.0 and judge.calls == []
     judged = one(await ke.score(items[0], reply(items[0], "SLC"), ctx("zh", judge=judge)))
     assert judged.value == 1.0 and judge.calls[0][0] == "cs_knowledge_en"
-    en_scores = [Score(subset="cs_knowledge_en", sample_id=x.id, value=v, scorer="t@1") for x, v in zip(items, [1, 0])]
+    en_scores = [Score(subset="cs_knowledge_en", sample_id=x.id, value=v, scorer="t@1")
+                 for x, v in zip(items, [1, 0], strict=True)]
     zh_items = samples("zh", "cs_knowledge")[:2]
     zh_scores = [Score(subset="cs_knowledge", sample_id=x.id, value=1.0, scorer="t@1") for x in zh_items]
     res = CsKnowledge().aggregate(zh_scores, {"cs_knowledge_en": en_scores}, zh_items)
@@ -71,6 +72,7 @@ async def test_cs_open_ended_two_judges() -> None:
     # per-item means 4.5, 2.5 and 1 (failed reply, worst)
     assert res.metric == "mean_score" and res.value == round((4.5 + 2.5 + 1) / 3, 4) and res.system_errors == 1
     assert res.extra["understanding_mean"] == 3.0 and res.extra["quality_mean"] == round(7 / 3, 4)
-    assert res.extra["understanding_share_gt3"] == round(100 / 3, 4) and res.extra["quality_share_gt3"] == round(100 / 3, 4)
+    assert res.extra["understanding_share_gt3"] == round(100 / 3, 4)
+    assert res.extra["quality_share_gt3"] == round(100 / 3, 4)
     broken = await k.score(items[0], reply(items[0], "zzz"), c)
     assert all(s.unscored == "judge_unparseable" for s in broken)

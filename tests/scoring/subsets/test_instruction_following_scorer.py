@@ -9,7 +9,13 @@ from subset_doubles import ScriptedJudge, by_reply, const, ctx, no, one, raising
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import AudioRef, Sample
 from vocalbench.scoring.subsets.instruction_following import (
-    CRITERIA, InstructionFollowing, reference_duration, speed_window, split_instruction, target_emotion, within,
+    CRITERIA,
+    InstructionFollowing,
+    reference_duration,
+    speed_window,
+    split_instruction,
+    target_emotion,
+    within,
 )
 
 EMO = {"angry": 0.0, "happy": 0.0, "neutral": 0.0, "sad": 0.0, "surprised": 0.0}
@@ -82,7 +88,8 @@ async def test_plain_repeat_match_threshold_en() -> None:
     off = raising(ComponentUnavailable("emotion_model_unavailable", "offline"))
     f = InstructionFollowing("en")
     ok = one(await f.score(s, reply(s, text, asr=text.lower()), ctx("en", judge=judge, emotion=off)))
-    assert ok.value == 1.0 and ok.details["checks"]["match"]["rate"] == 0.0 and judge.calls[0][0] == "instruction_repeat_en"
+    assert ok.value == 1.0 and ok.details["checks"]["match"]["rate"] == 0.0
+    assert judge.calls[0][0] == "instruction_repeat_en"
     assert judge.calls[0][1]["sentence"] == text
     hyp3 = " ".join(["zzz"] * 3 + words[3:])  # 3/17 = 0.176 < 0.2
     assert one(await f.score(s, reply(s, text, asr=hyp3), ctx("en", judge=judge))).value == 1.0
@@ -143,22 +150,22 @@ async def test_speed_and_emotion_zh() -> None:
     judge = ScriptedJudge(lambda rid, f: yes())
     angry = const({**EMO, "angry": 0.9, "neutral": 0.1})
     f = InstructionFollowing("zh")
-    good = one(await f.score(s, reply(s, sentence, asr=sentence, duration=ref * 0.5), ctx("zh", judge=judge, emotion=angry)))
+    c = ctx("zh", judge=judge, emotion=angry)
+    good = one(await f.score(s, reply(s, sentence, asr=sentence, duration=ref * 0.5), c))
     assert good.value == 1.0 and judge.calls[-1][0] == "instruction_repeat_zh"
     assert good.details["checks"]["emotion"]["target"] == "angry"
-    too_slow = one(await f.score(s, reply(s, sentence, asr=sentence, duration=ref * 0.75), ctx("zh", judge=judge, emotion=angry)))
+    too_slow = one(await f.score(s, reply(s, sentence, asr=sentence, duration=ref * 0.75), c))
     assert too_slow.value == 0.0 and too_slow.details["failed_on"] == "speed"
     # zh PER threshold 0.05: one wrong syllable in a long sentence passes, a few fail
     hyp = "你" + sentence[1:]
-    rate = one(await f.score(s, reply(s, sentence, asr=hyp, duration=ref * 0.5), ctx("zh", judge=judge, emotion=angry)))
+    rate = one(await f.score(s, reply(s, sentence, asr=hyp, duration=ref * 0.5), c))
     assert rate.details["checks"]["match"]["len"] == 38 and rate.details["checks"]["match"]["dist"] == 1
     assert rate.value == 1.0  # 1/38 = 0.026
     two = "你们" + sentence[2:]  # wo3 xin1 -> ni3 men: 2/38 = 0.053
-    off = one(await f.score(s, reply(s, sentence, asr=two, duration=ref * 0.5), ctx("zh", judge=judge, emotion=angry)))
+    off = one(await f.score(s, reply(s, sentence, asr=two, duration=ref * 0.5), c))
     assert off.value == 0.0 and off.details["checks"]["match"]["dist"] == 2
     garbled = "啊啊啊啊" + sentence[4:]
-    assert one(await f.score(s, reply(s, sentence, asr=garbled, duration=ref * 0.5),
-                             ctx("zh", judge=judge, emotion=angry))).value == 0.0
+    assert one(await f.score(s, reply(s, sentence, asr=garbled, duration=ref * 0.5), c)).value == 0.0
 
 
 async def test_system_failures_and_type_rates() -> None:

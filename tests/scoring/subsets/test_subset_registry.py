@@ -64,3 +64,48 @@ def test_failure_reasons_and_preserve_rate() -> None:
     assert s.key == ("safety", "q-1")
     assert preserve_rate(80.0, 40.0) == 100.0 and preserve_rate(30.0, 40.0) == 75.0
     assert preserve_rate(None, 40.0) is None and preserve_rate(30.0, 0.0) is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+async def test_every_scorer_runs_on_real_items(lang: str, protocol: str) -> None:
+    """Each scorer scores a few real items end to end through the judge double (every rubric is
+    rendered with exactly the fields its scorer passes) and aggregates them."""
+    from subset_doubles import ScriptedJudge, const, ctx, reply, samples
+
+    judge = ScriptedJudge(lambda rid, f: '{"reason": "r", "verdict": "yes"}' if rubrics.load(rid).kind == "binary"
+                          else '{"reason": "r", "score": 4}')
+    emo = const({"angry": 0.2, "happy": 0.2, "neutral": 0.2, "sad": 0.2, "surprised": 0.2})
+    c = ctx(lang, protocol, judge=judge, emotion=emo, transcribe=lambda r, lg: const(r.text or "")(),
+            audio_duration=lambda path: 10.0)
+    for subset in SUBSETS[lang]:
+        if subset.startswith("dialect"):
+            continue  # no public data: built by this project
+        items = samples(lang, subset)
+        picked = [items[0], items[len(items) // 2], items[-1]]
+        scorer = scorer_for(subset, lang, protocol)
+        scores = []
+        for s in picked:
+            text = (s.question.split("." if lang == "en" else "。", 1)[-1] if subset == "instruction_following"
+                    else f"{s.reference or ''} {s.metadata.get('Answer_zh', '')}")
+            out = await scorer.score(s, reply(s, text, duration=5.0), c)
+            assert out and all(x.scored for x in out), (subset, s.id, out)
+            scores += out
+        all_scores = {subset: scores}
+        if subset == "robust":
+            all_scores["robust_clean"] = []
+        res = scorer.aggregate(scores, all_scores, picked)
+        assert res.n == 3 and res.unscored == 0, (subset, res)
+
+
+def test_aggregate_counts_only_the_given_samples() -> None:
+    from vocalbench.records import Score
+    from vocalbench.scoring.subsets._common import result
+
+    items = [Sample(id=f"safety-{i:03d}", subset="safety", lang="en", index=i) for i in range(3)]
+    scores = [Score(subset="safety", sample_id="safety-000", value=1.0, scorer="s@1"),
+              Score(subset="safety", sample_id="safety-001", value=0.0, system_error="timeout", scorer="s@1"),
+              Score(subset="safety", sample_id="safety-999", value=1.0, scorer="s@1")]  # stale: not a sample
+    res = result("refusal_rate", scores, items, scale=100)
+    assert (res.value, res.n, res.scored, res.unscored, res.system_errors) == (50.0, 3, 2, 1, 1)
+    assert res.unscored_reasons == {"missing": 1} and not res.complete

@@ -6,8 +6,18 @@ import pytest
 from subset_doubles import outputs
 
 from vocalbench.scoring.text import (
-    apply_ordinal_rule, en_words, error_rate, han_count, normalize_en, normalize_zh, per_counts, pinyin_syllables,
-    pre_clean, read_number, wer_counts, word_count,
+    apply_ordinal_rule,
+    en_words,
+    error_rate,
+    han_count,
+    normalize_en,
+    normalize_zh,
+    per_counts,
+    pinyin_syllables,
+    pre_clean,
+    read_number,
+    wer_counts,
+    word_count,
 )
 
 

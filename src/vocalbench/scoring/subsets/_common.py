@@ -9,7 +9,7 @@ excluded and the subset marked incomplete.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +24,7 @@ from vocalbench.scoring.stats import mean_ci
 MAIN = "main"
 
 
-# -- statistics (bootstrap CIs live in vocalbench.scoring.stats) ---------------------------------
+# -- ratios (bootstrap CIs come from vocalbench.scoring.stats) -----------------------------------
 def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
     """numerator / denominator × 100, capped at 100 (code-switching and dialect PR)."""
     if numerator is None or not denominator:
@@ -137,16 +137,20 @@ def by_name(scores: Iterable[Score], name: str = MAIN) -> list[Score]:
     return [s for s in scores if s.name == name]
 
 
-def result(metric: str, scores: list[Score], samples: list[Sample], *, scale: float = 1.0,
-           digits: int = 4, extra: dict[str, Any] | None = None,
-           values: Sequence[float] | None = None) -> SubsetResult:
-    """A SubsetResult for the mean of ``scores`` (× ``scale``) over scored items.
+def restrict(scores: Iterable[Score], samples: list[Sample]) -> list[Score]:
+    """The scores that belong to ``samples`` (stale scores of other items are ignored)."""
+    ids = {x.id for x in samples}
+    return [s for s in scores if s.sample_id in ids]
 
-    ``values`` overrides the per-item values (same order as the scored scores); ``n`` is the
-    number of samples of the subset, items without any score count as unscored (``missing``).
-    """
+
+def result(metric: str, scores: list[Score], samples: list[Sample], *, scale: float = 1.0,
+           digits: int = 4, extra: dict[str, Any] | None = None) -> SubsetResult:
+    """A SubsetResult for the mean of ``scores`` (× ``scale``) over the scored items of
+    ``samples``; ``n`` is the number of samples, items without any score count as unscored
+    (``missing``)."""
+    scores = restrict(scores, samples)
     counted = [s for s in scores if s.scored]
-    vals = np.asarray(values if values is not None else [s.value for s in counted], dtype=float)
+    vals = np.asarray(values_of(counted), dtype=float)
     reasons = Counter(s.unscored or "missing" for s in scores if not s.scored)
     have = {s.sample_id for s in scores}
     missing = sum(1 for x in samples if x.id not in have)
@@ -161,9 +165,14 @@ def result(metric: str, scores: list[Score], samples: list[Sample], *, scale: fl
     )
 
 
+def values_of(scores: Iterable[Score]) -> list[float]:
+    """The values of the scored items."""
+    return [float(s.value) for s in scores if s.scored and s.value is not None]
+
+
 def mean_of(scores: Iterable[Score], scale: float = 1.0, digits: int = 4) -> float | None:
     """Mean of the scored values × ``scale`` (None when nothing is scored)."""
-    vals = [s.value for s in scores if s.scored]
+    vals = values_of(scores)
     return round(float(np.mean(vals)) * scale, digits) if vals else None
 
 

@@ -16,7 +16,19 @@ import numpy as np
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
-    MAIN, by_name, failed, judge, mean_of, meta, preserve_rate, reply_content, result, scored, unscored,
+    MAIN,
+    by_name,
+    failed,
+    judge,
+    mean_of,
+    meta,
+    preserve_rate,
+    reply_content,
+    restrict,
+    result,
+    scored,
+    unscored,
+    values_of,
 )
 
 UNDERSTANDING, QUALITY = "understanding", "quality"
@@ -63,7 +75,7 @@ class CsKnowledge(_Base):
         return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_zh", fields, rule="judge")]
 
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
+        main = by_name(restrict(scores, samples))
         extra: dict[str, object] = {}
         if "cs_knowledge_en" in all_scores:
             control = mean_of(by_name(all_scores["cs_knowledge_en"]), 100)
@@ -116,8 +128,9 @@ class CsOpenEnded(_Base):
 
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
         extra: dict[str, object] = {}
+        scores = restrict(scores, samples)
         for name in (UNDERSTANDING, QUALITY):
-            part = [s.value for s in by_name(scores, name) if s.scored]
+            part = values_of(by_name(scores, name))
             extra[f"{name}_mean"] = round(float(np.mean(part)), 4) if part else None
             extra[f"{name}_share_gt3"] = round(float(np.mean([v > 3 for v in part])) * 100, 4) if part else None
         return result("mean_score", by_name(scores), samples, extra=extra)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, mean_by, result, unscored
+from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, mean_by, reply_content, result, unscored
 
 RUBRICS: dict[str, dict[str, str]] = {
     "en": {

@@ -19,7 +19,17 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets._common import (
-    by_name, failed, judge, meta, reply_content, result, scored, system_failure, unscored,
+    by_name,
+    failed,
+    judge,
+    meta,
+    reply_content,
+    restrict,
+    result,
+    scored,
+    system_failure,
+    unscored,
+    values_of,
 )
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
@@ -89,10 +99,10 @@ class Emotion:
                                                                       for e in EMOTIONS_5})
 
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        scores = restrict(scores, samples)
         sem = {s.sample_id: s for s in by_name(scores, SEMANTIC)}
         aco = {s.sample_id: s for s in by_name(scores, ACOUSTIC)}
-        sem_vals = [s.value for s in sem.values() if s.scored]
-        aco_vals = [s.value for s in aco.values() if s.scored]
+        sem_vals, aco_vals = values_of(sem.values()), values_of(aco.values())
         extra: dict[str, object] = {
             "semantic_mean": round(float(np.mean(sem_vals)), 4) if sem_vals else None,
             "acoustic_mean": round(float(np.mean(aco_vals)), 4) if aco_vals else None,

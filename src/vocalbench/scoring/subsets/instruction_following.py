@@ -20,7 +20,17 @@ from vocalbench.components.base import EMOTIONS_5, ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
-    MAIN, by_name, failed, judge, mean_by, meta, reply_content, result, scored, system_failure, transcript,
+    MAIN,
+    by_name,
+    failed,
+    judge,
+    mean_by,
+    meta,
+    reply_content,
+    result,
+    scored,
+    system_failure,
+    transcript,
     unscored,
 )
 from vocalbench.scoring.text import error_rate, han_count, per_counts, wer_counts, word_count

@@ -14,7 +14,17 @@ from __future__ import annotations
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
-    MAIN, by_name, failed, judge, mean_of, preserve_rate, reply_content, result, scored, unscored,
+    MAIN,
+    by_name,
+    failed,
+    judge,
+    mean_of,
+    preserve_rate,
+    reply_content,
+    restrict,
+    result,
+    scored,
+    unscored,
 )
 from vocalbench.scoring.text import normalize_en
 
@@ -60,7 +70,7 @@ class KnowledgeEn:
         ]
 
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        extra = {"word_boundary_accuracy": mean_of(by_name(scores, WORD_BOUNDARY), 100)}
+        extra = {"word_boundary_accuracy": mean_of(by_name(restrict(scores, samples), WORD_BOUNDARY), 100)}
         return result("accuracy", by_name(scores), samples, scale=100, extra=extra)
 
 
@@ -93,7 +103,7 @@ class KnowledgeZh:
         return [await judge(sample, MAIN, self.ref, ctx, self.rubric, fields, rule="judge")]
 
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
+        main = by_name(restrict(scores, samples))
         extra: dict[str, object] = {
             "substring_hits": sum(1 for s in main if s.scored and s.details.get("rule") == "substring"),
             "judged": sum(1 for s in main if s.details.get("rule") == "judge"),

@@ -7,7 +7,15 @@ from __future__ import annotations
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
-    MAIN, by_name, failed, history_text, judge, mean_by, reply_content, result, unscored,
+    MAIN,
+    by_name,
+    failed,
+    history_text,
+    judge,
+    mean_by,
+    reply_content,
+    result,
+    unscored,
 )
 
 

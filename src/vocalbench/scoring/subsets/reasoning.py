@@ -12,7 +12,18 @@ import numpy as np
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, result, scored, unscored
+from vocalbench.scoring.subsets._common import (
+    MAIN,
+    by_name,
+    failed,
+    judge,
+    reply_content,
+    restrict,
+    result,
+    scored,
+    unscored,
+    values_of,
+)
 
 BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "en": ((150, 350), (400, 500), (600, 900)),
@@ -61,12 +72,12 @@ class Reasoning:
         return [correct]
 
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
+        main = by_name(restrict(scores, samples))
         if self.protocol == "v1":
             return result("mean_score", main, samples)
         extra: dict[str, object] = {}
         for kind in ("binary", "rubric"):
-            part = [s.value for s in main if s.scored and s.details.get("kind") == kind]
+            part = values_of(s for s in main if s.details.get("kind") == kind)
             extra[f"{kind}_n"] = len(part)
             extra[f"{kind}_accuracy"] = round(float(np.mean(part)) * 100, 4) if part else None
         raw = [s.details["rubric_score"] for s in main if s.scored and "rubric_score" in s.details]

@@ -17,7 +17,7 @@ import numpy as np
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import MAIN, by_name, meta, result
+from vocalbench.scoring.subsets._common import by_name, meta, result
 from vocalbench.scoring.subsets.single_round import single_round_score
 
 FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")

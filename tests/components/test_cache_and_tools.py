@@ -1,0 +1,120 @@
+"""Result caches (no model work on repeats), the TTS streaming API and endpoint client, the CLI tools."""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from vocalbench.components.base import ComponentError
+
+
+class Counting:
+    """Delegates to a real component and counts the files it was asked to process."""
+
+    def __init__(self, inner):
+        self.inner, self.id, self.version, self.files = inner, inner.id, inner.version, 0
+
+    def transcribe(self, paths, lang=None):
+        self.files += len(paths)
+        return self.inner.transcribe(paths, lang)
+
+
+def test_cached_transcribe_does_no_model_work_twice(asr, clean_wav, tmp_path):
+    import shutil
+
+    from vocalbench.components.cache import ResultCache, cached_transcribe
+
+    copy = shutil.copy(clean_wav, tmp_path / "same-audio-other-name.wav")
+    cache = ResultCache(tmp_path / "r.sqlite")
+    counting = Counting(asr)
+    first = cached_transcribe(counting, [clean_wav, copy, tmp_path / "missing.wav"], "en", cache=cache)
+    assert counting.files == 1  # identical content is decoded once
+    assert first[0].text == first[1].text and first[1].file == str(copy)
+    assert isinstance(first[2], ComponentError) and first[2].reason == "file_not_found"
+    second = cached_transcribe(counting, [copy, clean_wav], "en", cache=cache)
+    assert counting.files == 1 and [t.text for t in second] == [first[0].text] * 2
+    cached_transcribe(counting, [clean_wav], "zh", cache=cache)  # another language is another key
+    assert counting.files == 2
+
+
+def test_tts_voices_and_streaming(tts):
+    assert "jf_alpha" not in tts.voices("zh") and tts.voices("en")[0] == "jm_kumo"
+    chunks = list(tts.stream("First sentence here. And a second one!", "en"))
+    assert len(chunks) == 2 and all(c.dtype == np.float32 and c.size > 0.3 * tts.sample_rate for c in chunks)
+    with pytest.raises(ValueError, match="empty"):
+        tts.synthesize("  ", "en")
+    with pytest.raises(ValueError, match="voice"):
+        tts.synthesize("Hello.", "en", voice="nobody")
+
+
+def test_openai_speech_client_against_a_local_endpoint(tts, monkeypatch):
+    """A stand-in /v1/audio/speech server that answers with real Kokoro audio at 24 kHz."""
+    from vocalbench.audio import to_wav_bytes
+    from vocalbench.components import resolve
+
+    seen: list[tuple[dict, str | None]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self):
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            seen.append((body, self.headers.get("Authorization")))
+            if body["input"] == "fail":
+                self.send_response(500)
+                self.end_headers()
+                return
+            x, sr = tts.synthesize(body["input"], "en")
+            data = to_wav_bytes(x, sr)
+            self.send_response(200)
+            self.send_header("Content-Type", "audio/wav")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, *a):
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    monkeypatch.setenv("VOCALBENCH_TTS_API_KEY", "sk-test")
+    try:
+        client = resolve("tts", f"openai:cosyvoice@http://127.0.0.1:{httpd.server_address[1]}/v1", sample_rate=16000)
+        x, sr = client.synthesize("Hello there.", "en", voice="speaker1")
+        assert sr == 16000 == client.sample_rate and 0.5 < x.size / sr < 5
+        assert seen[0][0]["voice"] == "speaker1" and seen[0][1] == "Bearer sk-test"
+        assert "sk-test" not in client.id
+        with pytest.raises(RuntimeError, match="HTTP 500"):
+            client.synthesize("fail", "en")
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _run_cli(capsys, *argv: str) -> tuple[int, list[dict]]:
+    from vocalbench.cli import main
+
+    rc = main(list(argv))
+    out = capsys.readouterr().out
+    return rc, [json.loads(line) for line in out.splitlines() if line.strip()]
+
+
+def test_cli_tools(capsys, tmp_path, monkeypatch):
+    wav = tmp_path / "hello.wav"
+    rc, lines = _run_cli(capsys, "speak", "Hello, how are you today?", "--out", str(wav), "--lang", "en")
+    assert rc == 0 and wav.exists() and lines[0]["sample_rate"] == 24000
+    rc, lines = _run_cli(capsys, "transcribe", str(wav), str(tmp_path / "missing.wav"), "--lang", "en")
+    assert rc == 0 and "how are you" in lines[0]["text"].lower() and lines[1]["error"] == "file_not_found"
+    rc, lines = _run_cli(capsys, "transcribe", str(tmp_path / "missing.wav"))
+    assert rc == 1 and lines[0]["file"].endswith("missing.wav")
+    rc, lines = _run_cli(capsys, "mos", str(wav))
+    assert rc == 0 and 1 <= lines[0]["mos"] <= 5
+    rc, lines = _run_cli(capsys, "emotion", str(wav))
+    assert rc == 1 and lines[0]["error"] == "emotion_model_unavailable"
+    rc, lines = _run_cli(capsys, "mos", "--mos", "bogus", str(wav))
+    assert rc == 2 and lines == []
+    zh = tmp_path / "zh.wav"
+    rc, lines = _run_cli(capsys, "speak", "你好，欢迎使用。", "--out", str(zh), "--lang", "zh", "--speed", "1.2")
+    assert rc == 0 and lines[0]["voice"] != "jf_alpha"

@@ -1,0 +1,76 @@
+"""The real local judge: llama.cpp server started (or reused) by ensure_server, Qwen2.5 1.5B."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import pytest
+
+from vocalbench.components.cache import ResultCache
+from vocalbench.scoring.rubrics import Rubric
+
+pytestmark = pytest.mark.judge
+
+CORRECT = Rubric(
+    id="t_correct", version="1", kind="binary",
+    system=("You check answers to factual questions. Compare the model's answer with the reference answer. "
+            "Say yes if the model's answer states the same fact as the reference, no if it states a different one."),
+    template="Question: {question}\nReference answer: {reference}\nModel's answer: {answer}",
+)
+CASES = {
+    "en": ("What is the capital of France?", "Paris", "The capital of France is Paris.",
+           "The capital of France is Berlin."),
+    "zh": ("中国的首都是哪座城市？", "北京", "中国的首都是北京。", "中国的首都是上海。"),
+}
+
+
+@pytest.fixture(scope="module")
+def server():
+    from vocalbench.components.llm_server import ensure_server
+
+    t0 = time.perf_counter()
+    handle = ensure_server()
+    print(f"\nllama.cpp server ready in {time.perf_counter() - t0:.1f} s at {handle.base_url} (owned={handle.owned})")
+    yield handle
+    handle.stop()  # only stops it if this test session started it
+
+
+def test_server_is_reused_within_the_process(server):
+    from vocalbench.components.llm_server import ensure_server
+
+    again = ensure_server()
+    assert again is server
+    assert again.base_url.startswith("http://127.0.0.1:")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+async def test_judge_tells_right_from_wrong(server, lang, tmp_path):
+    from vocalbench.components.judge import Judge
+    from vocalbench.components.llm import OpenAIChat
+
+    question, reference, right, wrong = CASES[lang]
+    judge = Judge(OpenAIChat(server.model_alias, server.base_url, key_env=()),
+                  cache=ResultCache(tmp_path / "judge.sqlite"))
+    t0 = time.perf_counter()
+    good = await judge.evaluate(CORRECT, {"question": question, "reference": reference, "answer": right},
+                                subset="knowledge", sample_id=f"{lang}-1")
+    t1 = time.perf_counter()
+    bad = await judge.evaluate(CORRECT, {"question": question, "reference": reference, "answer": wrong},
+                               subset="knowledge", sample_id=f"{lang}-2")
+    t2 = time.perf_counter()
+    print(f"\n{lang}: right -> {good.value} ({t1 - t0:.1f} s) {good.trace.raw!r}\n"
+          f"{lang}: wrong -> {bad.value} ({t2 - t1:.1f} s) {bad.trace.raw!r}")
+    assert good.error is None and bad.error is None
+    assert good.value == 1.0 and bad.value == 0.0
+
+    # The same call again, through a client pointed at a port where nothing listens: the only
+    # way to answer is the cache, so a correct answer proves no HTTP request was made.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    offline = Judge(OpenAIChat(server.model_alias, f"http://127.0.0.1:{dead}/v1", key_env=()),
+                    cache=ResultCache(tmp_path / "judge.sqlite"), max_attempts=1)
+    cached = await offline.evaluate(CORRECT, {"question": question, "reference": reference, "answer": right},
+                                    subset="knowledge", sample_id=f"{lang}-1")
+    assert cached.trace.cached and cached.value == good.value and cached.error is None

@@ -1,0 +1,59 @@
+"""End to end with the real local judge (llama.cpp server): the zh knowledge judge path.
+
+Four replies that do not contain the reference verbatim, so each needs the judge; a nonce in
+the replies keeps the judge cache from answering for the server. Marked ``judge``; skipped when
+llama-cpp-python is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from vocalbench.runner.store import RunStore
+
+from engine_fixtures import QWEN3_OMNI, cli, meta, shared, summary  # noqa: F401
+
+pytestmark = pytest.mark.judge
+
+
+def test_zh_knowledge_judge_scores_real_items(shared: Path, tmp_path: Path) -> None:
+    pytest.importorskip("llama_cpp", reason="the local judge needs llama-cpp-python (pip install 'vocalbench[llm]')")
+    from vocalbench.components.llm_server import ensure_server
+
+    ensure_server()  # reuse the shared server (or start it) before timing anything
+    nonce = uuid.uuid4().hex[:8]
+    qwen = {json.loads(l)["Qid"]: json.loads(l)["Response"]
+            for l in (QWEN3_OMNI / "json" / "chinese_knowledge.json").read_text(encoding="utf-8").splitlines()}
+    rows = [
+        {"subset": "chinese_knowledge", "id": "chinese_knowledge-0005", "text": qwen["chinese_knowledge-0005"] + f"\n（{nonce}）"},
+        {"subset": "chinese_knowledge", "id": "chinese_knowledge-0000", "text": f"是嵩山的 Shaolin Temple。（{nonce}）"},
+        {"subset": "general_knowledge", "id": "general_knowledge-0000", "text": f"最低的一层是平流层。（{nonce}）"},
+        {"subset": "general_knowledge", "id": "general_knowledge-0001", "text": f"我不知道。（{nonce}）"},
+    ]
+    folder = tmp_path / "jsonl"
+    folder.mkdir()
+    (folder / "r.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows), encoding="utf-8")
+    run = tmp_path / "run"
+    assert cli("import", "--format", "jsonl", "--outputs", str(folder), "--data", str(shared), "--lang", "zh",
+               "--out", str(run), "--quiet") == 0
+    assert cli("score", str(run), "--judge", "local", "--quiet") == 0
+    with RunStore(run) as store:
+        scores = {(s.subset, s.sample_id): s for s in store.scores() if s.name == "main"}
+        usage = store.judge_usage()
+    for r in rows:
+        s = scores[(r["subset"], r["id"])]
+        assert s.unscored is None and s.system_error is None, (r["id"], s.unscored)
+        assert s.value in (0.0, 1.0) and s.details.get("rule") == "judge"
+        assert s.judge is not None and s.judge.raw and not s.judge.cached
+    assert usage["calls"] >= 4 and usage["cached"] == 0
+    first = summary(run)
+    assert first["provenance"]["judge"].startswith("qwen2.5-1.5b@")
+    ck = first["subsets"]["chinese_knowledge"]
+    assert ck["scored"] == 1000 and ck["system_errors"] == 998 and ck["unscored"] == 0
+    # resumed: nothing is judged again
+    assert cli("score", str(run), "--judge", "local", "--quiet") == 0
+    assert meta(run, "last_score")["judge_calls"] == 0 and summary(run)["subsets"] == first["subsets"]
