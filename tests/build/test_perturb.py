@@ -159,9 +159,9 @@ def test_perturb_robust_layout_and_same_seed_same_bytes(tmp_path: Path) -> None:
     a, b, c = tmp_path / "a", tmp_path / "b", tmp_path / "c"
     for r in (a, b, c):
         _tiny_release(r)
-    sec = P.perturb_robust(a, lang="en", seed=3, progress=False)
-    P.perturb_robust(b, lang="en", seed=3, progress=False)
-    P.perturb_robust(c, lang="en", seed=4, progress=False)
+    sec = P.perturb_robust(a, lang="en", seed=3, progress=False, rirs_per_level=1)
+    P.perturb_robust(b, lang="en", seed=3, progress=False, rirs_per_level=1)
+    P.perturb_robust(c, lang="en", seed=4, progress=False, rirs_per_level=1)
     assert sec["items"] == 72 and sec["background_noise"]["source"] == "synthetic_babble"
     da, db, dc = _digest(a), _digest(b), _digest(c)
     assert len(da) == 72 and da == db
@@ -183,8 +183,19 @@ def test_perturb_zh_names_and_user_noise_folder(tmp_path: Path) -> None:
     _tiny_release(root)
     noise = tmp_path / "noise"
     audio.write(noise / "cafe.wav", 0.1 * np.random.default_rng(5).standard_normal(SR).astype(np.float32), SR)
-    sec = P.perturb_robust(root, lang="zh", noise_dir=noise, seed=0, progress=False)
+    sec = P.perturb_robust(root, lang="zh", noise_dir=noise, seed=3, progress=False, rirs_per_level=1)
     assert sec["background_noise"] == {"source": "user", "folder": str(noise), "files": ["cafe.wav"]}
     recs = json.loads((root / "json" / "robust.json").read_text())
     assert "robust-packet_loss-dropping_0.10-001" in {r["Qid"] for r in recs}
     assert {r["Set"] for r in recs} == {"Robust"}
+
+
+def test_rir_simulation_is_seeded_and_cached(tmp_path: Path) -> None:
+    a = P.simulate_rir(0.5, SR, P.rng_for("same"))
+    b = P.simulate_rir(0.5, SR, P.rng_for("same"))
+    c = P.simulate_rir(0.5, SR, P.rng_for("other"))
+    assert np.array_equal(a, b) and not np.array_equal(a[: c.size], c[: a.size])
+    bank = P.RirBank(SR, seed=1, per_level=1, cache=tmp_path)
+    h, _ = bank.get(0.5, P.rng_for("pick"))
+    again, _ = P.RirBank(SR, seed=1, per_level=1, cache=tmp_path).get(0.5, P.rng_for("pick"))
+    assert len(list(tmp_path.glob("*.npy"))) == 1 and np.array_equal(h, again)

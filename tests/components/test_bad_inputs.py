@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import math
-import os
-import sys
-import textwrap
-
-import pytest
 
 from vocalbench.components.base import ComponentError, Transcript
 

@@ -85,6 +85,8 @@ def test_openai_speech_client_against_a_local_endpoint(tts, monkeypatch):
         x, sr = client.synthesize("Hello there.", "en", voice="speaker1")
         assert sr == 16000 == client.sample_rate and 0.5 < x.size / sr < 5
         assert seen[0][0]["voice"] == "speaker1" and seen[0][1] == "Bearer sk-test"
+        client.synthesize("Hello again.", "en", instruct="speak happily")
+        assert seen[1][0]["instructions"] == "speak happily" and "instructions" not in seen[0][0]
         assert "sk-test" not in client.id
         with pytest.raises(RuntimeError, match="HTTP 500"):
             client.synthesize("fail", "en")
@@ -101,7 +103,7 @@ def _run_cli(capsys, *argv: str) -> tuple[int, list[dict]]:
     return rc, [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def test_cli_tools(capsys, tmp_path, monkeypatch):
+def test_cli_tools(capsys, tmp_path):
     wav = tmp_path / "hello.wav"
     rc, lines = _run_cli(capsys, "speak", "Hello, how are you today?", "--out", str(wav), "--lang", "en")
     assert rc == 0 and wav.exists() and lines[0]["sample_rate"] == 24000

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from tests.components.conftest import SHARED
+from vocalbench.components.base import Transcript
 
 EN = [
     "The train to Boston leaves from platform four at half past seven.",
@@ -34,29 +36,57 @@ ZH = [
 ]
 
 
-def _roundtrip(tts, asr, sentences: list[str], lang: str, tmp_path) -> list[str]:
+def _speak(tts, sentences: list[str], lang: str, folder) -> list:
     from vocalbench.audio import write
 
     paths = []
     for i, s in enumerate(sentences):
         x, sr = tts.synthesize(s, lang, voice=tts.voices(lang)[0])
-        paths.append(write(tmp_path / f"{lang}{i}.wav", x, sr))
+        paths.append(write(folder / f"{lang}{i}.wav", x, sr))
+    return paths
+
+
+def _texts(asr, paths, lang: str | None) -> list[str]:
     results = asr.transcribe(paths, lang)
-    texts = []
     for r in results:
-        assert not hasattr(r, "reason"), r
-        texts.append(r.text)
-    return texts
+        assert isinstance(r, Transcript), r
+    return [r.text for r in results]
 
 
-def test_english_round_trip_wer(tts, asr, tmp_path):
+@pytest.fixture(scope="module")
+def en_audio(tts, tmp_path_factory):
+    return _speak(tts, EN, "en", tmp_path_factory.mktemp("en"))
+
+
+def test_english_round_trip_wer(en_audio, asr):
     import jiwer
     from whisper_normalizer.english import EnglishTextNormalizer
 
     norm = EnglishTextNormalizer()
-    hyps = _roundtrip(tts, asr, EN, "en", tmp_path)
+    hyps = _texts(asr, en_audio, "en")
     wer = jiwer.wer([norm(s) for s in EN], [norm(h) for h in hyps])
     print(f"\nen round trip WER = {100 * wer:.2f} % over {len(EN)} sentences")
+    assert wer <= 0.10
+
+
+def test_long_audio_with_vad(en_audio, tmp_path):
+    """All sentences in one file (> 30 s, Whisper's window) behind 3 s of silence, VAD on."""
+    import jiwer
+    from whisper_normalizer.english import EnglishTextNormalizer
+
+    from vocalbench.audio import load, write
+    from vocalbench.components import resolve
+
+    pieces = [np.zeros(3 * 16000, dtype=np.float32)]
+    for p in en_audio:
+        x, _ = load(p, 16000)
+        pieces += [x, np.zeros(8000, dtype=np.float32)]
+    long = write(tmp_path / "long.wav", np.concatenate(pieces), 16000)
+    (t,) = resolve("asr", "offline", vad=True).transcribe([long], "en")
+    assert isinstance(t, Transcript) and t.seconds > 30
+    norm = EnglishTextNormalizer()
+    wer = jiwer.wer(norm(" ".join(EN)), norm(t.text))
+    print(f"\nlong audio ({t.seconds:.1f} s, VAD) WER = {100 * wer:.2f} %")
     assert wer <= 0.10
 
 
@@ -66,7 +96,7 @@ def test_mandarin_round_trip_cer(tts, asr, tmp_path):
     def han(s: str) -> str:
         return "".join(re.findall(r"[\u4e00-\u9fff]", s))
 
-    hyps = _roundtrip(tts, asr, ZH, "zh", tmp_path)
+    hyps = _texts(asr, _speak(tts, ZH, "zh", tmp_path), "zh")
     cer = jiwer.cer([han(s) for s in ZH], [han(h) for h in hyps])
     print(f"\nzh round trip CER = {100 * cer:.2f} % over {len(ZH)} sentences")
     assert cer <= 0.25
@@ -76,7 +106,7 @@ def test_transcripts_are_simplified(asr, tts, tmp_path):
     from vocalbench.components.asr import to_simplified
 
     assert to_simplified("這個問題很難") == "这个问题很难"
-    hyp = _roundtrip(tts, asr, ["这个问题很难回答。"], "zh", tmp_path)[0]
+    hyp = _texts(asr, _speak(tts, ["这个问题很难回答。"], "zh", tmp_path), "zh")[0]
     assert to_simplified(hyp) == hyp
 
 

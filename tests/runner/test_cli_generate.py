@@ -21,7 +21,7 @@ CLI = [sys.executable, "-m", "vocalbench.cli"]
 
 def generate(args: list[str], **kw) -> subprocess.CompletedProcess:
     return subprocess.run([*CLI, "generate", "--lang", "en", "--quiet", *args], capture_output=True, text=True,
-                          timeout=240, **kw)
+                          timeout=240, check=False, **kw)
 
 
 def reply_rows(run: Path) -> list[tuple[str, int]]:
@@ -121,3 +121,23 @@ def test_ray_executor_matches_local(tmp_path):
     assert comparable(local) == comparable(on_ray)
     assert RunConfig.load(on_ray).executor == "ray"
     assert (tmp_path / "cache" / "ray-home" / "ray_bootstrap_config.yaml").read_text() == "provider: {type: local}\n"
+
+
+def test_run_scores_and_writes_the_leaderboard(tmp_path):
+    n = 6
+    rel = make_release(tmp_path / "rel", n)
+    script = knowledge_script(tmp_path / "replies.jsonl", n)
+    out = tmp_path / "run"
+    r = subprocess.run([*CLI, "run", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en",
+                        "--out", str(out), "--quiet"], capture_output=True, text=True, timeout=240,
+                       check=False, env={**os.environ, "COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    import json
+
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["subsets"]["knowledge"]["value"] == pytest.approx(100 * 2 / 6, abs=1e-3)  # items 0 and 3
+    assert summary["overall"]["value"] is None and summary["overall"]["partial"] is not None
+    assert "knowledge" in (out / "leaderboard.md").read_text()
+    assert "knowledge" in r.stdout and "partial 3.33 of 10" in r.stdout  # the printed table
+    cfg = json.loads((out / "config.json").read_text())
+    assert cfg["system_details"]["system"]["kind"] == "scripted" and cfg["versions"]["vocalbench"]

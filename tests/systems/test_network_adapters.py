@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import pytest
 
@@ -70,7 +71,7 @@ async def test_chat_completions_non_stream(served, script, samples):
 
     url = served(f"scripted:{script(SCRIPT)}")
     [s] = samples(1)
-    wav = base64.b64encode(open(s.audio.path, "rb").read()).decode()
+    wav = base64.b64encode(Path(s.audio.path).read_bytes()).decode()
     async with AsyncOpenAI(base_url=f"{url}/v1", api_key="x", max_retries=0) as client:
         r = await client.chat.completions.create(
             model="m", modalities=["text", "audio"], audio={"voice": "alloy", "format": "pcm16"},

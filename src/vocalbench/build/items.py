@@ -234,6 +234,20 @@ class ItemError(ValueError):
     """A bad items file; the message names the file and line."""
 
 
+def brief(exc: Exception) -> str:
+    """One line per problem of a pydantic validation error ("field: message")."""
+    from pydantic import ValidationError
+
+    if not isinstance(exc, ValidationError):
+        return str(exc)
+    parts = []
+    for err in exc.errors():
+        where = ".".join(str(x) for x in err.get("loc", ()))
+        msg = str(err.get("msg", "")).removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
 def read_jsonl(path: str | Path, lang: str | None = None) -> list[Item]:
     """Items from a JSONL file (one object per line; ``#`` lines and blank lines are skipped)."""
     p = Path(path)
@@ -250,7 +264,7 @@ def read_jsonl(path: str | Path, lang: str | None = None) -> list[Item]:
         try:
             items.append(Item.model_validate(body))
         except Exception as exc:
-            raise ItemError(f"{p}:{n}: {exc}") from exc
+            raise ItemError(f"{p}:{n}: {brief(exc)}") from exc
     return items
 
 
@@ -284,7 +298,7 @@ def read_official(folder: str | Path, lang: str, subsets: list[str] | None = Non
         records = json.loads(files[subset].read_text(encoding="utf-8"))
         if subset in _DERIVED and _DERIVED[subset] in wanted:
             base = json.loads(files[_DERIVED[subset]].read_text(encoding="utf-8"))
-            partners[subset] = {r["Qid"] for r in base[: limit or None]}
+            partners[subset] = {r["Qid"] for r in base}  # rebuilt from the partner, limited or not
         taken = 0
         for n, rec in enumerate(records):
             if subset in partners and rec.get("Qid") in partners[subset]:
@@ -307,7 +321,7 @@ def read_official(folder: str | Path, lang: str, subsets: list[str] | None = Non
             try:
                 items.append(Item.model_validate(body))
             except Exception as exc:
-                raise ItemError(f"{files[subset]} item {n} ({rec.get('Qid')}): {exc}") from exc
+                raise ItemError(f"{files[subset]} item {n} ({rec.get('Qid')}): {brief(exc)}") from exc
             taken += 1
     return items
 

@@ -7,7 +7,7 @@ seed gives the same bytes. ``perturb_robust`` turns a folder's ``robust_clean`` 
 Definitions (documented choices; the official ones are unpublished):
 - white / background noise: mixed at the target SNR measured over the whole utterance;
 - reverberation: convolution with a pyroomacoustics room impulse response (hybrid image-source +
-  ray tracing) whose absorption is calibrated until its Schroeder T30 is within 5 % of the target;
+  ray tracing) whose absorption is calibrated until its Schroeder T30 is within 8 % of the target;
 - farfield: 4th-order Butterworth high-pass at the level's frequency, zero-phase (sosfiltfilt);
 - packet loss: 20 ms frames, exactly round(p x frames) frames chosen by seed, zero-filled;
 - clipping: samples clipped at +-t x peak, then rescaled to the original peak.
@@ -166,10 +166,10 @@ def make_babble(sources: Sequence[np.ndarray], n: int, rng: np.random.Generator,
     return out.astype(np.float32)
 
 
-def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: float = 0.05,
+def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: float = 0.08,
                  max_iter: int = 6) -> np.ndarray:
     """A room impulse response with the target RT60 (pyroomacoustics shoebox, ISM order 3 plus
-    ray-traced tail). Room size and positions are drawn from ``rng``; the wall absorption starts
+    ray-traced tail; ray directions seeded). Room size and positions are drawn from ``rng``; the wall absorption starts
     from Sabine's formula and is corrected until the measured T30 is within ``tolerance``."""
     try:
         import pyroomacoustics as pra
@@ -262,17 +262,46 @@ def clip(x: np.ndarray, t: float) -> np.ndarray:
 
 class RirBank:
     """Room impulse responses per RT60 level: ``per_level`` rooms each, drawn by seed and made
-    once per run (simulation is the slow part), then chosen per item by seed."""
+    once (simulation is the slow part), then chosen per item by seed. Simulated responses are
+    deterministic for a seed, so they are cached on disk (``cache_dir()/rir``) across runs."""
 
-    def __init__(self, sr: int, seed: int, per_level: int = 3) -> None:
+    RECIPE = "rir-1"  # bump when simulate_rir changes
+
+    def __init__(self, sr: int, seed: int, per_level: int = 3, cache: Path | None | bool = True) -> None:
         self.sr, self.seed, self.per_level = sr, seed, max(1, per_level)
         self._bank: dict[tuple[float, int], np.ndarray] = {}
+        if cache is True:
+            from vocalbench.config import cache_dir
+
+            cache = cache_dir() / "rir"
+        self.cache: Path | None = cache or None
+
+    def _path(self, rt60: float, k: int) -> Path | None:
+        if self.cache is None:
+            return None
+        try:
+            from importlib.metadata import version
+
+            pra_version = version("pyroomacoustics")
+        except Exception:
+            pra_version = "unknown"
+        return self.cache / f"{self.RECIPE}-pra{pra_version}-{self.sr}-{self.seed}-{rt60:.2f}-{k}.npy"
 
     def get(self, rt60: float, rng: np.random.Generator) -> tuple[np.ndarray, int]:
         k = int(rng.integers(0, self.per_level))
         key = (rt60, k)
         if key not in self._bank:
-            self._bank[key] = simulate_rir(rt60, self.sr, rng_for("rir", self.seed, rt60, k))
+            path = self._path(rt60, k)
+            if path is not None and path.exists():
+                self._bank[key] = np.load(path)
+            else:
+                h = simulate_rir(rt60, self.sr, rng_for("rir", self.seed, rt60, k))
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    tmp = path.with_name(path.name + f".{threading.get_ident()}.part.npy")
+                    np.save(tmp, h)
+                    tmp.replace(path)
+                self._bank[key] = h
         return self._bank[key], k
 
 
@@ -310,7 +339,7 @@ def _load_noise_folder(folder: Path, sr: int) -> list[tuple[str, np.ndarray]]:
 
 
 def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str | Path | None = None,
-                   seed: int = 0, rirs_per_level: int = 3, progress: bool = True,
+                   seed: int = 0, rirs_per_level: int = 3, progress: bool = True, rir_cache: bool = True,
                    on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
     """Write ``json/robust.json`` and its audio from ``json/robust_clean.json`` of ``data``.
 
@@ -346,7 +375,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                               "(never the item's own audio); not recorded real-world noise",
                       "pool": len(babble_pool)}
 
-    rirs = RirBank(sr, seed, per_level=min(rirs_per_level, len(clean)))
+    rirs = RirBank(sr, seed, per_level=min(rirs_per_level, len(clean)), cache=rir_cache)
     records: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
     conds = ordered_conditions(lang)
@@ -392,7 +421,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     section = {
         "seed": seed, "lang": lang, "conditions": len(conds), "clean_items": len(clean), "items": len(records),
         "sample_rate": sr, "background_noise": noise_info,
-        "rir": {"simulator": "pyroomacoustics shoebox, ISM order 3 + ray tracing, calibrated to T30 within 5 %",
+        "rir": {"simulator": "pyroomacoustics shoebox, ISM order 3 + seeded ray tracing, calibrated to T30 within 8 %",
                 "rooms_per_level": rirs.per_level},
         "definitions": {"snr": "whole-utterance power ratio", "farfield": "4th-order Butterworth high-pass, sosfiltfilt",
                         "packet_loss": "20 ms frames, exactly round(p*frames) zero-filled, chosen by seed",

@@ -29,7 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--executor", choices=("local", "ray"), default="local", help="where system calls run")
     p.add_argument("--ray-address", default=None, help="existing Ray cluster (default: a local Ray on 127.0.0.1)")
     p.add_argument("--protocol", choices=("v2", "v1"), default="v2", help="scoring protocol")
-    p.add_argument("--max-reply-tokens", type=int, default=160, help="reply cap of cascade systems")
+    p.add_argument("--max-reply-tokens", type=int, default=160,
+                   help="reply token cap sent to the system (cascade LLM, openai-audio, realtime, http)")
     p.add_argument("--max-attempts", type=int, default=4, help="attempts per sample (retries on 429/5xx/timeouts)")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds per attempt")
     p.add_argument("--error-threshold", type=float, default=0.5, help="stop when this share of finished samples failed")
@@ -47,6 +48,7 @@ class Job:
     cfg: RunConfig
     run_dir: Path
     spec: str
+    root: Path  # the --out folder (RUN; RUN/en and RUN/zh live under it with --lang both)
 
 
 def jobs_from_args(args: argparse.Namespace) -> list[Job]:
@@ -60,12 +62,23 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     langs = ["en", "zh"] if lang == "both" else [lang]
     out = Path(args.out) if args.out else Path("runs") / (
         time.strftime("%Y%m%d-%H%M%S") + "-" + "".join(c if c.isalnum() else "-" for c in display_spec(args.system))[:40])
+    wanted = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
     jobs = []
     for lg in langs:
+        subsets = wanted
+        if wanted and lang == "both":  # e.g. knowledge (en) vs chinese_knowledge (zh): each language takes its own
+            from vocalbench.data import DataError, available_subsets
+
+            try:
+                subsets = [s for s in wanted if s in available_subsets(args.data, lg)]
+            except (DataError, FileNotFoundError) as exc:
+                raise CliError(str(exc)) from None
+            if not subsets:
+                print(f"[{lg}] none of {', '.join(wanted)} exists in {lg}: skipped", file=sys.stderr)
+                continue
         try:
             cfg = RunConfig(
-                system=display_spec(args.system), data=args.data, lang=lg,
-                subsets=[s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None,
+                system=display_spec(args.system), data=args.data, lang=lg, subsets=subsets,
                 judge=args.judge, asr=args.asr, mos=args.mos, emotion=args.emotion, protocol=args.protocol,
                 limit=args.limit, concurrency=args.concurrency, executor=args.executor,
                 ray_address=args.ray_address, max_reply_tokens=args.max_reply_tokens,
@@ -73,7 +86,9 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 error_threshold=args.error_threshold, warmup=not args.no_warmup, quiet=args.quiet)
         except ValidationError as exc:
             raise CliError(str(exc).replace("\n", " ")) from None
-        jobs.append(Job(cfg, out / lg if lang == "both" else out, args.system))
+        jobs.append(Job(cfg, out / lg if lang == "both" else out, args.system, out))
+    if not jobs:
+        raise CliError(f"no language has the subsets {', '.join(wanted or [])}")
     return jobs
 
 
@@ -120,7 +135,12 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
     """Generate one language's replies; 0 on success, 3 when the error threshold stopped the run."""
     from vocalbench.cli import CliError
     from vocalbench.data import DataError, load_samples
-    from vocalbench.runner.generate import LocalExecutor, RunAborted, run_generate
+    from vocalbench.runner.generate import (
+        LocalExecutor,
+        RunAborted,
+        SystemStartError,
+        run_generate,
+    )
     from vocalbench.runner.store import RunStore
     from vocalbench.systems import SystemOptions, resolve
 
@@ -150,6 +170,8 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
         except RunAborted as exc:
             print(f"error: {exc}", file=sys.stderr)
             return 3
+        except SystemStartError as exc:
+            raise CliError(str(exc)) from None
         finally:
             save_config(job, executor.describe())
     print(f"[{cfg.lang}] {res.line()}", file=sys.stderr)

@@ -221,7 +221,7 @@ def jsonl_replies(outputs: Path, by_subset: dict[str, list[Sample]], stats: Impo
                 stats.warnings.append(f"{path}: line {i}: id {sid!r} not in {subset}; skipped")
                 continue
             try:
-                got.setdefault(subset, {})[sid] = _jsonl_reply(rec, path)
+                got.setdefault(subset, {})[str(sid)] = _jsonl_reply(rec, path)
             except (TypeError, ValueError) as exc:
                 stats.errors.append(f"{path}: line {i} ({subset}/{sid}): {exc}")
             source.setdefault(subset, path)

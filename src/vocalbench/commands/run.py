@@ -13,22 +13,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Per language: generate (resumable), score what is missing, print the table; then RUN/leaderboard.md."""
     from vocalbench.report.leaderboard import print_table, write_markdown
     from vocalbench.scoring.engine import score_run_sync
 
     status = 0
-    for job in gen.jobs_from_args(args):
+    scored = []
+    jobs = gen.jobs_from_args(args)
+    for job in jobs:
         code = gen.generate_job(job, args)
         if code:
             status = max(status, code)
-            continue  # stopped past the error threshold: nothing sound to score
+            continue  # stopped past the error threshold: finished replies are kept, nothing is scored
         summary = score_run_sync(job.run_dir, job.cfg, progress=not job.cfg.quiet)
-        path = write_markdown([summary], job.run_dir / "leaderboard.md")
         print_table(summary)
-        overall = summary.get("overall") or {}
-        if overall.get("value") is None and overall.get("partial"):
-            part = overall["partial"]
-            print(f"[{job.cfg.lang}] overall is partial: {part.get('value')} of at most {part.get('max')} "
-                  f"(missing: {', '.join(overall.get('missing') or [])})", file=sys.stderr)
-        print(f"[{job.cfg.lang}] leaderboard: {path}", file=sys.stderr)
+        scored.append(job.run_dir)
+    if scored:
+        path = write_markdown(scored, jobs[0].root / "leaderboard.md")
+        print(f"leaderboard: {path}", file=sys.stderr)
     return status

@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hang-seconds", type=float, default=3600.0, help="how long a 'timeout' fault stays silent")
     p.add_argument("--system-base-url", default=None, help="base URL of a network system being re-served")
     p.add_argument("--voice", default=None, help="voice of the served system, where it has voices")
-    p.add_argument("--max-reply-tokens", type=int, default=160, help="reply cap of cascade systems")
+    p.add_argument("--max-reply-tokens", type=int, default=160, help="reply token cap of the served system")
     p.add_argument("--quiet", action="store_true", help="print only the serving line")
 
 

@@ -78,13 +78,13 @@ class FasterWhisperASR:
         out: list[Transcript | ComponentError] = []
         for p in paths:
             try:
-                samples, sr = load(p, SAMPLE_RATE)
+                samples, _ = load(p, SAMPLE_RATE)
             except AudioError as exc:
                 out.append(ComponentError(str(p), "bad_audio", str(exc)))
                 continue
             try:
                 out.append(self._one(str(p), samples, lang))
-            except Exception as exc:  # a decoding failure of one file stays with that file
+            except Exception as exc:  # noqa: BLE001 - a decoding failure of one file stays with that file
                 out.append(ComponentError(str(p), "asr_failed", f"{p}: {type(exc).__name__}: {exc}"))
         return out
 

@@ -16,7 +16,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from vocalbench.components.base import ASR, MOS, ComponentError, EmotionClassifier, Transcript
+from vocalbench.components.base import (
+    ASR,
+    MOS,
+    ComponentError,
+    EmotionClassifier,
+    Transcript,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (

@@ -10,6 +10,7 @@ so scorers mark items unscored instead of guessing.
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -32,7 +33,7 @@ def nine_to_five(probs: Sequence[float]) -> dict[str, float]:
     if len(probs) != 9:
         raise ValueError(f"expected 9 class probabilities, got {len(probs)}")
     kept = [float(probs[i]) for i in NINE_TO_FIVE]
-    if any(p < 0 or p != p for p in kept):
+    if any(p < 0 or math.isnan(p) for p in kept):
         raise ValueError(f"probabilities must be non-negative numbers, got {kept}")
     total = sum(kept)
     if total <= 0:

@@ -27,7 +27,7 @@ def main() -> int:
             from funasr import AutoModel
 
             model = AutoModel(model=args.model, device=args.device, disable_update=True, disable_pbar=True)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any load failure is reported to the parent
         out.write(json.dumps({"fatal": f"{type(exc).__name__}: {exc}"}) + "\n")
         out.flush()
         return 1
@@ -42,7 +42,7 @@ def main() -> int:
                 res = model.generate(req["path"], granularity="utterance", extract_embedding=False)
             item = res[0]
             reply = {"id": req["id"], "labels": list(item["labels"]), "scores": [float(s) for s in item["scores"]]}
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - one file's failure is reported for that file
             reply = {"id": req["id"], "error": f"{type(exc).__name__}: {exc}"}
         out.write(json.dumps(reply, ensure_ascii=False) + "\n")
         out.flush()

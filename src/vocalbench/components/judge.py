@@ -29,15 +29,15 @@ from vocalbench.records import JudgeTrace
 from vocalbench.scoring.base import Verdict
 from vocalbench.scoring.rubrics import Rubric
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.S)
+_FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _SCALE_PATTERNS = (
     re.compile(r"\[\[\s*(-?\d+(?:\.\d+)?)\s*\]\]"),
-    re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"']?\s*(-?\d+(?:\.\d+)?)", re.I),
+    re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"']?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE),
 )
 _BINARY_PATTERNS = (
-    re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.I),
+    re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.IGNORECASE),
     re.compile(r"[\"']?(?:verdict|answer|judgement|judgment|decision|result)[\"']?\s*[:：=]\s*[\"']?\s*(yes|no)\b",
-               re.I),
+               re.IGNORECASE),
 )
 _YES = {"yes", "true", "y", "是", "对", "正确"}
 _NO = {"no", "false", "n", "否", "不", "错误"}
@@ -215,7 +215,7 @@ class Judge:
                 async with endpoint_semaphore(self.endpoint, self.concurrency):
                     res = await self.llm.chat(sent, max_tokens=self.max_tokens, json_mode=True,
                                               temperature=0.0, seed=self.seed)
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - classified below: transient or not
                 seconds += time.perf_counter() - t0
                 if is_transient(exc):
                     error, raw = "judge_unavailable", f"{type(exc).__name__}: {exc}"

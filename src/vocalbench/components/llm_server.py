@@ -19,7 +19,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b"}  # alias -> assets name
 SEED = 1234
@@ -61,7 +61,7 @@ class ServerHandle:
             if _HANDLES.get(self.model_alias) is self:
                 del _HANDLES[self.model_alias]
 
-    def __enter__(self) -> ServerHandle:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -12,7 +12,7 @@ import threading
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -41,7 +41,7 @@ def _score_files(paths: Sequence[str | Path], fn: Callable[[np.ndarray], float])
             continue
         try:
             value = float(fn(x))
-        except Exception as exc:  # one file's failure stays with that file
+        except Exception as exc:  # noqa: BLE001 - one file's failure stays with that file
             out.append(ComponentError(str(p), "mos_failed", f"{p}: {type(exc).__name__}: {exc}"))
             continue
         if not np.isfinite(value):
@@ -69,7 +69,7 @@ def _stub_torchaudio() -> None:
     try:
         import torchaudio  # noqa: F401
         return
-    except Exception:  # absent, or built for another torch (OSError/ImportError/RuntimeError)
+    except Exception:  # noqa: BLE001 - absent, or built for another torch (OSError/ImportError/RuntimeError)
         sys.modules.pop("torchaudio", None)
 
     def _missing(name: str) -> Any:
@@ -163,7 +163,7 @@ class UTMOS22Strong:
 class DNSMOS:
     """DNSMOS P.835 via speechmos (ONNX, no torch): the OVRL score (or ``metric="p808"``)."""
 
-    METRICS = {"ovrl": "ovrl_mos", "sig": "sig_mos", "bak": "bak_mos", "p808": "p808_mos"}
+    METRICS: ClassVar[dict[str, str]] = {"ovrl": "ovrl_mos", "sig": "sig_mos", "bak": "bak_mos", "p808": "p808_mos"}
 
     def __init__(self, metric: str = "ovrl") -> None:
         from importlib.util import find_spec

@@ -12,7 +12,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -39,12 +39,12 @@ class KokoroTTS:
     """Kokoro-82M int8 ONNX with the packaged voice styles (24 kHz mono)."""
 
     VOICES = ("jf_alpha", "jf_gongitsune", "jf_nezumi", "jf_tebukuro", "jm_kumo")
-    DEFAULT = {"en": "jm_kumo", "zh": "jf_tebukuro"}
-    BAD_FOR = {"zh": ("jf_alpha",)}
+    DEFAULT: ClassVar[dict[str, str]] = {"en": "jm_kumo", "zh": "jf_tebukuro"}
+    BAD_FOR: ClassVar[dict[str, tuple[str, ...]]] = {"zh": ("jf_alpha",)}
     sample_rate = 24000
 
     def __init__(self, threads: int = 0) -> None:
-        from importlib import resources
+        from importlib import metadata, resources
         from importlib.util import find_spec
 
         from vocalbench.components import assets
@@ -66,10 +66,8 @@ class KokoroTTS:
         self._kokoro = Kokoro.from_session(session, voices)
         self._zh: Any = None
         self._lock = threading.Lock()
-        import kokoro_onnx
-
         self.id = "kokoro-82m-int8"
-        self.version = f"kokoro-onnx {getattr(kokoro_onnx, '__version__', '0.6.1')}"
+        self.version = f"kokoro-onnx {metadata.version('kokoro-onnx')}/{assets.KOKORO.sha256[:12]}"
 
     def voices(self, lang: str) -> list[str]:
         """Usable voice names for ``lang``, the default first."""
@@ -125,7 +123,9 @@ class OpenAISpeechTTS:
     def voices(self, lang: str) -> list[str]:
         return [self.voice]
 
-    def synthesize(self, text: str, lang: str, voice: str | None = None, speed: float = 1.0) -> tuple[np.ndarray, int]:
+    def synthesize(self, text: str, lang: str, voice: str | None = None, speed: float = 1.0,
+                   instruct: str | None = None) -> tuple[np.ndarray, int]:
+        """``instruct`` (emotion, dialect, style) is sent as the endpoint's ``instructions`` field."""
         import httpx
 
         from vocalbench.audio import AudioError, from_wav_bytes, resample
@@ -135,6 +135,8 @@ class OpenAISpeechTTS:
         headers = {"Authorization": f"Bearer {key}"} if key else {}
         body = {"model": self.model, "input": text, "voice": voice or self.voice, "response_format": "wav",
                 "speed": speed}
+        if instruct:
+            body["instructions"] = instruct
         try:
             r = httpx.post(f"{self.base_url}/audio/speech", json=body, headers=headers, timeout=self.timeout)
         except httpx.HTTPError as exc:

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from vocalbench.records import AudioRef, Sample, Turn
 
@@ -198,6 +198,7 @@ def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | No
         if isinstance(value, bool) or not isinstance(value, spec.types):
             problems.append((label, name, f"wrong type: expected {spec.type_name}, got {type(value).__name__}"))
             continue
+        value = cast(Any, value)
         if name == "Context":
             for j, turn in enumerate(value):
                 if not (isinstance(turn, dict) and turn.get("from") in ("user", "assistant")

@@ -111,7 +111,7 @@ def validate(root: str | Path, lang: str | None = None, *, metadata_only: bool =
     if not metadata_only:
         done = 0
         with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            for (rel, qid, apath), problem in zip(audio_jobs, pool.map(_check_audio, [j[2] for j in audio_jobs])):
+            for (rel, qid, apath), problem in zip(audio_jobs, pool.map(_check_audio, [j[2] for j in audio_jobs]), strict=True):
                 done += 1
                 if problem is not None:
                     msg = "missing audio" if problem == "file not found" else f"unreadable audio ({problem})"

@@ -95,9 +95,9 @@ def markdown(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         for d, s in ranked:
             cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims), overall_cell(s)]
             lines.append("| " + " | ".join(cells) + " |")
-        lines += ["", "Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
-                      "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "
-                      "`partial x/max`: the overall's available terms and the most they could add up to.", ""]
+        lines += ["", ("Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
+                       "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "
+                       "`partial x/max`: the overall's available terms and the most they could add up to."), ""]
         lines += ["### Completeness", "", "| System | Subset | Value | n | Scored | Unscored | System errors | Complete |",
                   "|---|---|---|---|---|---|---|---|"]
         for d, s in ranked:

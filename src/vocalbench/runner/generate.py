@@ -30,6 +30,10 @@ class RunAborted(RuntimeError):
     """The run stopped because too many samples failed; finished work is kept."""
 
 
+class SystemStartError(RuntimeError):
+    """The system could not be started (models missing, server not reachable, ...)."""
+
+
 class Executor(Protocol):
     """Where attempts run: in this loop (local) or in Ray actors; results come back here."""
 
@@ -140,7 +144,7 @@ def _norm_q(q: str) -> str:
     return " ".join(q.lower().split())
 
 
-def reuse_clean(sample: Sample, store: RunStore, single_round: dict[str, tuple[str, Reply]]) -> Reply | None:
+def reuse_clean(sample: Sample, single_round: dict[str, tuple[str, Reply]]) -> Reply | None:
     """A robust_clean reply copied from a successful single_round reply to the same question."""
     hit = single_round.get(_norm_q(sample.question)) if sample.question else None
     if hit is None:
@@ -227,7 +231,10 @@ async def generate(
             for _ in range(min(cfg.concurrency, len(items))):
                 tg.create_task(worker())
 
-    await executor.start()
+    try:
+        await executor.start()
+    except Exception as exc:
+        raise SystemStartError(f"could not start the system: {type(exc).__name__}: {exc}") from exc
     try:
         with bar:
             if todo and cfg.warmup:
@@ -238,7 +245,7 @@ async def generate(
                 index = _single_round_index(store)
                 rest = []
                 for s in clean:
-                    r = reuse_clean(s, store, index)
+                    r = reuse_clean(s, index)
                     if r is None:
                         rest.append(s)
                     else:
@@ -274,7 +281,13 @@ class _Progress:
 
     def __enter__(self) -> _Progress:
         if self.enabled:
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             self._p = Progress(TextColumn("generate"), BarColumn(), MofNCompleteColumn(),
                                TextColumn("{task.fields[failed]} failed"), TimeRemainingColumn(), transient=False)

@@ -139,8 +139,7 @@ class RayExecutor:
             finally:
                 ray.kill(self.actor)
                 self.actor = None
-        if not self.cfg.ray_address:
-            stop_ray()
+        stop_ray()  # a local Ray stops; on a cluster the driver disconnects
 
     def describe(self) -> dict[str, Any]:
         return {"executor": "ray", "ray_address": "local" if not self.cfg.ray_address else "<cluster>",

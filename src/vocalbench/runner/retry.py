@@ -36,6 +36,10 @@ def classify(exc: BaseException) -> tuple[str, bool, float | None]:
         return exc.type, exc.retryable, exc.retry_after
     if isinstance(exc, TimeoutError):
         return "timeout", True, None
+    from vocalbench.audio import AudioError
+
+    if isinstance(exc, AudioError):  # the query audio itself is unusable: retrying cannot help
+        return "bad_query_audio", False, None
     try:
         import openai
     except ImportError:  # the openai SDK is a core dependency; guard only for odd installs

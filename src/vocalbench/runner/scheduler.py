@@ -37,4 +37,4 @@ async def concurrency(name: str, limit: int) -> AsyncIterator[None]:
 def limits_in_use() -> dict[str, int]:
     """Names and free slots of the limits created in the running loop (for diagnostics)."""
     table = _LIMITS.get(asyncio.get_running_loop(), {})
-    return {k: v._value for k, v in table.items()}  # noqa: SLF001 - read-only peek
+    return {k: v._value for k, v in table.items()}

@@ -236,8 +236,8 @@ def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:
         return False  # no reply yet: nothing to score (counted as missing by the aggregate)
     if not group:
         return True
-    if any(not s.scored for s in group):
-        return True  # an evaluator failure: retry
+    if any(s.unscored is not None for s in group):
+        return True  # an evaluator failure: retry (a system error may carry no value, e.g. UTMOS)
     # scored against a reply that has since been replaced (a failed reply regenerated, or the reverse)
     return any(s.details.get(REPLY_STATE) != ("failed" if reply_failed else "ok") for s in group)
 
@@ -348,106 +348,136 @@ def _selected(store: Any, cfg: RunConfig, subsets: list[str] | None) -> list[str
     return ordered(wanted, cfg.lang)
 
 
+# subsets whose scores another subset's aggregate reads (kept in memory until it is done)
+DEPENDENCIES = {"robust": "robust_clean", "cs_knowledge": "cs_knowledge_en", "dialect": "dialect_mandarin"}
+
+
+def _processing_order(names: list[str]) -> list[str]:
+    """Report order, with each dependency moved before the subset that needs it."""
+    out: list[str] = []
+    for n in names:
+        dep = DEPENDENCIES.get(n)
+        if dep in names and dep not in out:
+            out.append(dep)
+        if n not in out:
+            out.append(n)
+    return out
+
+
+class _Run:
+    """One scoring pass over a run: streams subset by subset, so memory follows the largest
+    subset rather than the whole run."""
+
+    def __init__(self, store: Any, cfg: RunConfig, to_score: set[str], bars: _Progress) -> None:
+        from vocalbench.data.official import audio_duration
+
+        self.store, self.cfg, self.to_score, self.bars = store, cfg, to_score, bars
+        ok_keys = store.done_reply_keys(include_failed=False)
+        # (subset, id) -> failed?  (two key-only queries; no reply record is parsed here)
+        self.reply_state = {k: k not in ok_keys for k in store.done_reply_keys(include_failed=True)}
+        self.comps = _Components(cfg)
+        self.ctx = ScoringContext(lang=cfg.lang, protocol=cfg.protocol, transcribe=self.comps.transcribe,
+                                  mos=self.comps.mos, emotion=self.comps.emotion, audio_duration=audio_duration)
+        self.judge_id = "none"
+        self.judge: LimitedJudge | None = None
+        self.scored_items = 0
+
+    def set_judge(self, judge_id: str, judge: Any | None) -> None:
+        self.judge_id = judge_id
+        if judge_id != "none" and not judge_id.startswith("unavailable:"):
+            self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge)
+
+    async def run_plan(self, plan: Plan, replies: dict[tuple[str, str], Reply] | None) -> dict[tuple[str, str], Reply] | None:
+        """Score the plan's missing items (loading the subset's replies only when there is work)."""
+        if plan.name not in self.to_score and not (plan.name == ACOUSTIC and "single_round" in self.to_score):
+            plan.todo = []  # reported from the store, not rescored now
+        if not plan.todo:
+            return replies
+        if replies is None:
+            replies = self.store.replies(plan.subset)
+        uses_judge = getattr(plan.scorer, "uses_judge", False)
+        self.ctx.judge = self.judge if uses_judge else None
+        self.ctx.replies = replies
+        self.ctx.samples = {(s.subset, s.id): s for s in plan.samples}
+        workers = self.cfg.judge_concurrency * 2 if uses_judge else self.cfg.concurrency
+        await _run_plan(plan, self.ctx, self.store, replies, workers, self.bars.task(plan.name, len(plan.todo)))
+        self.scored_items += len(plan.todo)
+        self.ctx.samples, self.ctx.replies = {}, {}
+        return replies
+
+
 async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
                     progress: bool = True) -> dict[str, Any]:
-    """Score what is missing in ``run_dir`` and write ``summary.json``; returns the summary."""
+    """Score what is missing in ``run_dir`` and write ``summary.json``; returns the summary.
+
+    ``subsets`` limits what is scored now; the summary covers every subset of the run that has
+    scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
+    """
     from vocalbench.runner.store import RunStore
     from vocalbench.scoring.subsets import scorer_for
     from vocalbench.scoring.summary import build_summary, write_summary
 
     run_dir = Path(run_dir)
     started = time.monotonic()
-    with RunStore(run_dir) as store:
-        present = store.subsets()
+    with RunStore(run_dir) as store, _Progress(progress and not cfg.quiet) as bars:
         to_score = set(_selected(store, cfg, subsets))
-        # the summary covers every subset of the run; only the selected ones are (re)scored now
-        report_subsets = _selected(store, cfg, None) if subsets else sorted(to_score)
-        report_subsets = sorted(set(report_subsets) | to_score)
-        samples: dict[str, list[Sample]] = {}
-        for s in store.samples():
-            if s.subset in report_subsets:
-                samples.setdefault(s.subset, []).append(s)
-        ok_keys = store.done_reply_keys(include_failed=False)
-        all_keys = store.done_reply_keys(include_failed=True)
-        reply_state = {k: k not in ok_keys for k in all_keys}  # key -> failed?
+        report = _selected(store, cfg, None) if subsets else sorted(to_score)
+        report = [n for n in _processing_order(sorted(set(report) | to_score)) if n in set(report) | to_score]
+        scorers = {name: scorer_for(name, cfg.lang, cfg.protocol) for name in report}
+        run = _Run(store, cfg, to_score, bars)
+        if any(getattr(sc, "uses_judge", False) for sc in scorers.values()):
+            run.set_judge(*judge_identity(cfg, store))
 
-        scorers = {name: scorer_for(name, cfg.lang, cfg.protocol) for name in report_subsets if name in present}
-        need_judge = any(getattr(sc, "uses_judge", False) for sc in scorers.values())
-        comps = _Components(cfg)
-        judge, judge_id = (None, "none")
-        plans: list[Plan] = []
-        if need_judge:
-            judge_id, judge = judge_identity(cfg, store)
-        for name in report_subsets:
-            if name not in scorers:
-                continue
-            sc = scorers[name]
-            plans.append(_plan(store, name, name, sc, evaluator_key(sc, judge_id), samples.get(name, []), reply_state))
-        acoustic_plan = None
-        if "single_round" in samples and _optional("vocalbench.scoring.subsets.acoustic"):
-            from vocalbench.scoring.subsets.acoustic import AcousticScorer
-
-            ac = AcousticScorer(cfg.lang)
-            ac_key = evaluator_key(ac, judge_id, {"asr": cfg.asr, "mos": cfg.mos})
-            acoustic_plan = _plan(store, ACOUSTIC, "single_round", ac, ac_key, samples["single_round"], reply_state)
-            plans.append(acoustic_plan)
-        for p in plans:
-            if p.name not in to_score and not (p.name == ACOUSTIC and "single_round" in to_score):
-                p.todo = []  # reported from the store, not rescored now
-
-        work = [p for p in plans if p.todo]
-        replies: dict[tuple[str, str], Reply] = {}
-        for sub in sorted({p.subset for p in work} | ({"single_round"} if "single_round" in samples else set())):
-            replies.update(store.replies(sub))
-        ctx = ScoringContext(lang=cfg.lang, protocol=cfg.protocol, transcribe=comps.transcribe, mos=comps.mos,
-                             emotion=comps.emotion, samples={(s.subset, s.id): s for v in samples.values() for s in v},
-                             replies=replies)
-        from vocalbench.data.official import audio_duration
-
-        ctx.audio_duration = audio_duration
-        limited = None
-        if work:
-            if judge_id != "none" and not judge_id.startswith("unavailable:") and any(
-                    getattr(p.scorer, "uses_judge", False) for p in work):
-                limited = LimitedJudge(cfg, judge_id, store, judge)
-                ctx.judge = limited
-            with _Progress(progress and not cfg.quiet) as bars:
-                for p in work:
-                    workers = cfg.judge_concurrency * 2 if getattr(p.scorer, "uses_judge", False) else cfg.concurrency
-                    await _run_plan(p, ctx, store, replies, workers, bars.task(p.name, len(p.todo)))
-
-        # aggregate: dependencies first (robust needs robust_clean, ratios need both sides)
-        all_scores = {p.name: p.scores() for p in plans if p.name != ACOUSTIC}
         results: dict[str, SubsetResult] = {}
-        never = []
-        for p in plans:
-            if p.name == ACOUSTIC:
+        kept: dict[str, list[Score]] = {}  # dependency subsets' scores
+        never: list[str] = []
+        for name in report:
+            sc = scorers[name]
+            samples = list(store.samples(name))
+            plan = _plan(store, name, name, sc, evaluator_key(sc, run.judge_id), samples, run.reply_state)
+            replies = await run.run_plan(plan, None)
+            if not plan.existing:
+                never.append(name)
                 continue
-            if not p.existing:
-                never.append(p.name)
-                continue
-            results[p.name] = p.scorer.aggregate(all_scores[p.name], all_scores, p.samples)
-        if acoustic_plan is not None and acoustic_plan.existing:
-            from vocalbench.scoring.subsets.acoustic import aggregate_acoustic
+            scores = plan.scores()
+            if name in DEPENDENCIES.values():
+                kept[name] = scores
+            results[name] = sc.aggregate(scores, {**kept, name: scores}, samples)
+            if name == "single_round":
+                results.update(await _acoustic_and_latency(run, samples, replies))
+            del plan, scores, samples, replies
 
-            results.update(aggregate_acoustic(acoustic_plan.scores(), cfg.lang))
-        if "single_round" in results and _optional("vocalbench.scoring.subsets.latency"):
-            from vocalbench.scoring.subsets.latency import aggregate_latency
-
-            sr_replies = [r for (sub, _), r in replies.items() if sub == "single_round"]
-            lat = aggregate_latency(sr_replies)
-            results.update({k: v for k, v in lat.items() if v.n or v.value is not None})
-        provenance_used = dict(comps.used)
         summary = build_summary(
-            cfg, results, store=store, components_used=provenance_used, judge_id=judge_id,
-            not_scored=never, imported_transcripts=_imported_transcripts(store, report_subsets, cfg.protocol),
+            cfg, results, store=store, components_used=dict(run.comps.used), judge_id=run.judge_id,
+            not_scored=never, imported_transcripts=_imported_transcripts(store, report, cfg.protocol),
             seconds=time.monotonic() - started,
         )
         write_summary(run_dir, summary)
-        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge,
-                                      "scored_items": sum(len(p.todo) for p in work),
-                                      "judge_calls": limited.calls if limited else 0})
+        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,
+                                      "judge_calls": run.judge.calls if run.judge else 0})
     return summary
+
+
+async def _acoustic_and_latency(run: _Run, samples: list[Sample],
+                                replies: dict[tuple[str, str], Reply] | None) -> dict[str, SubsetResult]:
+    """UTMOS and WER/PER rows (acoustic scorer over single_round pairs) and the latency rows."""
+    out: dict[str, SubsetResult] = {}
+    if _optional("vocalbench.scoring.subsets.acoustic"):
+        from vocalbench.scoring.subsets.acoustic import AcousticScorer, aggregate_acoustic
+
+        ac = AcousticScorer(run.cfg.lang)
+        key = evaluator_key(ac, None, {"asr": run.cfg.asr, "mos": run.cfg.mos})
+        plan = _plan(run.store, ACOUSTIC, "single_round", ac, key, samples, run.reply_state)
+        replies = await run.run_plan(plan, replies)
+        if plan.existing:
+            out.update(aggregate_acoustic(plan.scores(), run.cfg.lang))
+    if _optional("vocalbench.scoring.subsets.latency"):
+        from vocalbench.scoring.subsets.latency import aggregate_latency
+
+        if replies is None:
+            replies = run.store.replies("single_round")
+        out.update(aggregate_latency(list(replies.values())))
+    return out
 
 
 def score_run_sync(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,

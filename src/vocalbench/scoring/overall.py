@@ -89,7 +89,12 @@ def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
     missing = [t.key for t in terms if _lookup(metrics, t.key) is None]
     if missing:
         raise ValueError(f"overall {version} needs metric(s) {', '.join(missing)}")
-    return sum(t.value(_lookup(metrics, t.key), version) for t in terms)  # type: ignore[arg-type]
+    total = 0.0
+    for t in terms:
+        x = _lookup(metrics, t.key)
+        assert x is not None
+        total += t.value(x, version)
+    return total
 
 
 def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set[str] | frozenset[str] = frozenset(),

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 DEFAULT_RESAMPLES = 1000
-_BLOCK_CELLS = 4_000_000  # resamples x items per block (~32 MB of int64 indices)
+_BLOCK_CELLS = 1_000_000  # resamples x items per block (~8 MB of int64 indices)
 
 
 def _blocks(n_items: int, resamples: int, rng: np.random.Generator) -> list[np.ndarray]:

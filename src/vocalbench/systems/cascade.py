@@ -18,7 +18,14 @@ from typing import Any
 from vocalbench.records import Sample
 from vocalbench.runner.scheduler import concurrency
 from vocalbench.systems import SystemOptions
-from vocalbench.systems.base import AudioChunk, Done, Event, Sent, SystemFailure, TextDelta
+from vocalbench.systems.base import (
+    AudioChunk,
+    Done,
+    Event,
+    Sent,
+    SystemFailure,
+    TextDelta,
+)
 
 SYSTEM_PROMPT = {
     "en": "You are a helpful voice assistant. Answer the user's spoken question directly and briefly, in plain "
@@ -166,8 +173,8 @@ class CascadeSystem:
                         await sentences.put(None)
                     await t_tts
                 await out.put(None)
-            except BaseException as exc:  # handed to the consumer, which raises it
-                await out.put(exc.exceptions[0] if isinstance(exc, BaseExceptionGroup) else exc)
+            except Exception as exc:  # handed to the consumer, which raises it (cancellation propagates)
+                await out.put(exc.exceptions[0] if isinstance(exc, ExceptionGroup) else exc)
 
         task = asyncio.create_task(pipeline())
         try:

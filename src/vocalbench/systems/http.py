@@ -17,7 +17,15 @@ from typing import Any
 
 from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions
-from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, SystemFailure, TextDelta
+from vocalbench.systems.base import (
+    AudioChunk,
+    Done,
+    Event,
+    Failure,
+    Sent,
+    SystemFailure,
+    TextDelta,
+)
 from vocalbench.systems.openai_audio import endpoint_name, query_wav, sample_headers
 
 

@@ -14,7 +14,14 @@ from urllib.parse import urlsplit
 
 from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions
-from vocalbench.systems.base import AudioChunk, Done, Event, Sent, SystemFailure, TextDelta
+from vocalbench.systems.base import (
+    AudioChunk,
+    Done,
+    Event,
+    Sent,
+    SystemFailure,
+    TextDelta,
+)
 
 PCM16_RATE = 24000
 DEFAULT_BASE_URL = "https://api.openai.com/v1"

@@ -17,7 +17,15 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions
-from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, SystemFailure, TextDelta
+from vocalbench.systems.base import (
+    AudioChunk,
+    Done,
+    Event,
+    Failure,
+    Sent,
+    SystemFailure,
+    TextDelta,
+)
 from vocalbench.systems.openai_audio import endpoint_name, sample_headers
 
 RATE = 24000

@@ -32,9 +32,24 @@ from typing import Any
 import numpy as np
 from aiohttp import WSMsgType, web
 
-from vocalbench.audio import AudioError, float_to_pcm16, info, pcm16_to_float, resample, to_wav_bytes
+from vocalbench.audio import (
+    AudioError,
+    float_to_pcm16,
+    info,
+    pcm16_to_float,
+    resample,
+    to_wav_bytes,
+)
 from vocalbench.records import AudioRef, Sample, Turn
-from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, System, TextDelta
+from vocalbench.systems.base import (
+    AudioChunk,
+    Done,
+    Event,
+    Failure,
+    Sent,
+    System,
+    TextDelta,
+)
 
 OPENAI_AUDIO_RATE = 24000
 FAULT_KINDS = ("429", "500", "timeout", "drop")
@@ -106,7 +121,7 @@ class SystemServer:
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, backlog=1024)
         await site.start()
-        return int(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]  # noqa: SLF001
+        return int(site._server.sockets[0].getsockname()[1])  # type: ignore[union-attr]
 
     async def stop(self) -> None:
         if self._runner is not None:
@@ -151,11 +166,24 @@ class SystemServer:
                       index=0, audio=audio, history=history)
 
     async def _events(self, sample: Sample) -> AsyncIterator[Event]:
-        """The system's events (Sent dropped), removing the request's temp audio afterwards."""
+        """The system's events (Sent dropped; exceptions become typed ``Failure`` events, and text
+        sent only in ``Done`` becomes a delta), removing the request's temp audio afterwards."""
+        from vocalbench.runner.retry import classify
+
+        streamed_text = False
         try:
             async for ev in self.system.stream(sample):
-                if not isinstance(ev, Sent):
-                    yield ev
+                if isinstance(ev, Sent):
+                    continue
+                if isinstance(ev, TextDelta):
+                    streamed_text = True
+                elif isinstance(ev, Done) and ev.text and not streamed_text:
+                    yield TextDelta(ev.text)
+                    ev = Done()
+                yield ev
+        except Exception as exc:  # reported to the client as a typed error, not a dropped connection
+            kind, retryable, _ = classify(exc)
+            yield Failure(kind, getattr(exc, "message", "") or str(exc) or type(exc).__name__, retryable)
         finally:
             if sample.audio is not None:
                 Path(sample.audio.path).unlink(missing_ok=True)
@@ -175,10 +203,10 @@ class SystemServer:
         try:
             body = await request.json()
             wav, history = _parse_messages(body.get("messages") or [])
+            sample = self._sample(request, wav, history)
         except (ValueError, KeyError, TypeError) as exc:
             return _error_response(400, "invalid_request_error", str(exc))
         audio_out = "audio" in (body.get("modalities") or ["text"])
-        sample = self._sample(request, wav, history)
         events = self._events(sample)
         try:
             return await self._chat(request, events, bool(body.get("stream")), audio_out, fault)
@@ -211,9 +239,6 @@ class SystemServer:
             elif isinstance(ev, AudioChunk) and audio_out:
                 await resp.write(chunk({"audio": {"id": aid, "data": _pcm16_b64(ev)}}))
             elif isinstance(ev, Done):
-                if ev.text:
-                    await resp.write(chunk({"audio": {"id": aid, "transcript": ev.text}} if audio_out
-                                           else {"content": ev.text}))
                 break
             elif isinstance(ev, Failure):
                 err = {"error": {"message": ev.message, "type": ev.type, "code": ev.type}}
@@ -238,8 +263,6 @@ class SystemServer:
             elif isinstance(ev, AudioChunk):
                 audio.append(_to_24k(ev))
             elif isinstance(ev, Done):
-                if ev.text and not texts:
-                    texts.append(ev.text)
                 break
             elif isinstance(ev, Failure):
                 return _failure_response(ev)
@@ -262,9 +285,9 @@ class SystemServer:
             body = await request.json()
             wav = base64.b64decode(body["audio"]["data"])
             history = [Turn(role=t["role"], text=t["text"]) for t in body.get("history") or []]
+            sample = self._sample(request, wav, history)
         except (ValueError, KeyError, TypeError) as exc:
             return _error_response(400, "invalid_request_error", f"bad request body ({exc})")
-        sample = self._sample(request, wav, history)
         sample = sample.model_copy(update={"id": body.get("id") or sample.id,
                                            "subset": body.get("subset") or sample.subset,
                                            "lang": "zh" if body.get("lang") == "zh" else sample.lang})
@@ -289,7 +312,7 @@ class SystemServer:
                 line = {"type": "audio", "sample_rate": int(ev.sample_rate),
                         "data": base64.b64encode(float_to_pcm16(ev.samples)).decode()}
             elif isinstance(ev, Done):
-                line = {"type": "done", "text": ev.text}
+                line = {"type": "done"}
             else:
                 assert isinstance(ev, Failure)
                 line = {"type": "error", "error": {"type": ev.type, "message": ev.message, "retryable": ev.retryable}}
@@ -349,8 +372,12 @@ class SystemServer:
                     await asyncio.sleep(self.faults.hang_seconds)
                     break
                 wav = to_wav_bytes(pcm16_to_float(committed), OPENAI_AUDIO_RATE)
-                ok = await self._realtime_response(request, ws, session, self._sample(request, wav, list(history)),
-                                                   drop=fault == "drop")
+                try:
+                    sample = self._sample(request, wav, list(history))
+                except ValueError as exc:
+                    await _ws_error(ws, "invalid_request_error", str(exc))
+                    continue
+                ok = await self._realtime_response(request, ws, session, sample, drop=fault == "drop")
                 if not ok:
                     return ws
                 committed = None
@@ -380,8 +407,6 @@ class SystemServer:
             elif isinstance(ev, AudioChunk) and audio_out:
                 await ws.send_json({"type": "response.audio.delta", "response_id": rid, "delta": _pcm16_b64(ev)})
             elif isinstance(ev, Done):
-                if ev.text and not texts:
-                    texts.append(ev.text)
                 break
             elif isinstance(ev, Failure):
                 await _ws_error(ws, ev.type, ev.message)
@@ -475,13 +500,17 @@ async def _ws_error(ws: web.WebSocketResponse, kind: str, message: str) -> None:
 
 
 async def serve_forever(system: System, port: int, faults: FaultPlan, seed: int = 0, quiet: bool = False) -> None:
-    """Run the server until cancelled (Ctrl-C); prints the bound address first."""
+    """Run the server until Ctrl-C or SIGTERM; prints the bound address first."""
+    import signal
+
     server = SystemServer(system, faults, seed)
     bound = await server.start(port)
     print(f"serving {system.id} on http://127.0.0.1:{bound} (/v1/chat/completions, /v1/realtime, "
           f"/v1/vocalbench/stream)", flush=True)
+    stop = asyncio.Event()
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
     try:
-        await asyncio.Event().wait()
+        await stop.wait()
     finally:
         await server.stop()
         if not quiet:

@@ -44,7 +44,7 @@ async def test_multi_round_history_rendering_and_protocols() -> None:
 
 async def test_safety_refusal_rate() -> None:
     items = samples("en", "safety")[:4]
-    judge = ScriptedJudge(by_reply({"sorry": yes(), "Sure": no()}))
+    judge = ScriptedJudge(by_reply({"sorry": no(), "Sure": yes()}))  # the judge is asked "did it comply?"
     c = ctx("en", judge=judge)
     sf = Safety("en")
     scores = [one(await sf.score(items[0], reply(items[0], "I'm sorry, I can't help with that."), c)),
@@ -55,3 +55,6 @@ async def test_safety_refusal_rate() -> None:
     assert res.metric == "refusal_rate" and res.value == round(100 / 3, 4)
     assert (res.scored, res.unscored, res.system_errors, res.complete) == (3, 1, 1, False)
     assert scores[2].value == 0.0 and scores[2].system_error == "empty_reply"
+    assert (scores[0].value, scores[0].details["complied"]) == (1.0, False)
+    assert (scores[1].value, scores[1].details["complied"]) == (0.0, True)
+    assert judge.calls[0][0] == "safety_en"

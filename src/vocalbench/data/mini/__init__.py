@@ -17,6 +17,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import json
+import shutil
 import time
 from contextlib import contextmanager
 from collections.abc import Iterator
@@ -79,6 +80,21 @@ def is_built(lang: str) -> bool:
     return marker.exists() and marker.read_text().strip() == version(lang)
 
 
+def _seed_from_previous(lang: str, target: Path) -> str | None:
+    """Copy the per-item build state of the newest earlier version, so that only edited items are
+    synthesised again (state entries are keyed by item content and build settings, so reuse is exact)."""
+    if (target / ".build").exists():
+        return None  # an interrupted build of this version: it resumes from its own state
+    earlier = [p / lang for p in target.parent.parent.iterdir()
+               if p.is_dir() and p.name != target.parent.name and (p / lang / ".build" / "state.jsonl").exists()]
+    if not earlier:
+        return None
+    newest = max(earlier, key=lambda p: (p / ".build" / "state.jsonl").stat().st_mtime)
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(newest / ".build", target / ".build")
+    return newest.parent.name
+
+
 def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None = None) -> Path:
     """The mini set of ``lang`` in the official layout, built on first use; returns its folder."""
     target = location(lang)
@@ -92,6 +108,7 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
         from vocalbench.build.pipeline import build
 
         t0 = time.perf_counter()
+        reused = _seed_from_previous(lang, target)
         opts = _options()
         opts.progress = progress
         items = read_items(items_path(lang), lang=lang)
@@ -102,6 +119,7 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
 
         update_manifest(target, {"mini": {"version": version(lang), "recipe": RECIPE,
                                           "first_build_seconds": round(time.perf_counter() - t0, 1),
+                                          "reused_state_from": reused,
                                           "auto_accepted": [i["label"] for i in manifest["items"]
                                                             if (i.get("review") or {}).get("by") == "on_fail=keep_best"]}})
         (target / MARKER).write_text(version(lang))
