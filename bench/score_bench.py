@@ -223,29 +223,11 @@ def main() -> int:
                   f"re-score {r['rescore_s']:.2f} s | ratio {r['ratio']:.2f}x (target <= 1.5) | "
                   f"peak traced: load {r['load_peak_mib']:.1f} MiB, re-score {r['rescore_peak_mib']:.1f} MiB | "
                   f"complete {r['complete']}")
-        # what-if: the subset scorers' CI helper (scoring/subsets/_common.bootstrap_ci) materialises
-        # resamples x items at once; scoring.stats.mean_ci draws the same kind of bootstrap in blocks
-        from vocalbench.scoring import stats
-        from vocalbench.scoring.subsets import _common
-
-        original = _common.bootstrap_ci
-        _common.bootstrap_ci = lambda values, **kw: stats.mean_ci(values, **kw)  # type: ignore[assignment]
-        try:
-            for label, run in (("1x", base), ("4x", big)):
-                r = bench_rescore(run, spec, 1)
-                rows[label + "-blocked"] = r
-                print(f"{label} with block-wise CIs (scoring.stats): re-score {r['rescore_s']:.2f} s, "
-                      f"peak traced {r['rescore_peak_mib']:.1f} MiB")
-        finally:
-            _common.bootstrap_ci = original
         one, four = rows["1x"], rows["4x"]
         print(f"4x / 1x: items {four['items'] / one['items']:.1f}x, re-score time {four['rescore_s'] / one['rescore_s']:.2f}x, "
               f"re-score peak {four['rescore_peak_mib'] / one['rescore_peak_mib']:.2f}x, "
               f"peak per 1k items {one['rescore_peak_mib'] / one['items'] * 1000:.1f} vs "
               f"{four['rescore_peak_mib'] / four['items'] * 1000:.1f} MiB")
-        ob, fb = rows["1x-blocked"], rows["4x-blocked"]
-        print(f"with block-wise CIs: re-score peak 4x / 1x {fb['rescore_peak_mib'] / ob['rescore_peak_mib']:.2f}x "
-              f"({ob['rescore_peak_mib']:.1f} -> {fb['rescore_peak_mib']:.1f} MiB)")
     return 0
 
 

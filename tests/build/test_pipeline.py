@@ -12,7 +12,7 @@ from vocalbench import audio
 from vocalbench.build.items import Item, read_jsonl
 from vocalbench.build.pipeline import BuildOptions, build
 
-GIBBERISH = "Vorbleth skindrapple quonzit ferblunk glibbertosh?"
+GIBBERISH = "Vorbleth skindrapple quonzit ferblunk?"
 
 EN = [
     {"subset": "knowledge", "lang": "en", "question": "Which ocean is the largest on Earth?", "answer": "Pacific"},
@@ -93,7 +93,7 @@ def test_layout_loads_with_the_data_layer(built: dict[str, Path]) -> None:
     zh = {(s.subset, s.id): s for s in load_samples(str(built["zh"]), "zh")}
     assert ("cs_knowledge", "codeswitching_knowledge-000") in zh
     assert ("cs_knowledge_en", "codeswitching_knowledge-000") in zh  # the control shares the Qid
-    assert zh[("cs_knowledge_en", "codeswitching_knowledge-000")].question == "Which city is Big Ben in?"
+    assert zh[("cs_knowledge_en", "codeswitching_knowledge-000")].question == "Which city is the Eiffel Tower in?"
     assert ("dialect", "dialect-000") in zh and ("dialect_mandarin", "dialect-000") in zh
     d = zh[("dialect", "dialect-000")]
     assert d.metadata["Voicing"] == "mandarin"  # Kokoro cannot speak Cantonese: labelled, not hidden
