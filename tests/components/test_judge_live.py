@@ -44,6 +44,23 @@ def test_server_is_reused_within_the_process(server):
     assert again.base_url.startswith("http://127.0.0.1:")
 
 
+def test_other_processes_reuse_it_and_never_stop_it(server):
+    import dataclasses
+    import json
+    import subprocess
+    import sys
+
+    from vocalbench.components.llm_server import _answers
+
+    code = ("import json; from vocalbench.components.llm_server import ensure_server as e; h = e(); "
+            "h.stop(); print(json.dumps([h.port, h.owned]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    port, owned = json.loads(r.stdout.strip().splitlines()[-1])
+    assert port == server.port and owned is False
+    dataclasses.replace(server, owned=False, _proc=None).stop()  # a borrower's stop() is a no-op
+    assert _answers(server.port, server.model_alias)
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_judge_tells_right_from_wrong(server, lang, tmp_path):
     from vocalbench.components.judge import Judge

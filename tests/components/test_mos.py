@@ -57,3 +57,22 @@ def test_utmos_without_weights_says_why(tmp_path):
         resolve("mos", f"paper:{tmp_path / 'missing.pt'}")
     assert err.value.reason == "mos_model_unavailable"
     assert "UTMOS22" in str(err.value)
+
+
+def test_utmos_loads_user_supplied_torchscript(degraded, tmp_path):
+    """The paper-profile loader with a user's TorchScript file (a stand-in model, (wave, sr) -> MOS)."""
+    import torch
+
+    from vocalbench.components import resolve
+
+    class Loudness(torch.nn.Module):
+        def forward(self, wave: torch.Tensor, sr: int) -> torch.Tensor:
+            return 1.0 + 4.0 * wave.abs().mean(dim=1) * float(sr) / 16000.0
+
+    path = tmp_path / "utmos22_strong.pt"
+    torch.jit.script(Loudness()).save(str(path))
+    model = resolve("mos", f"paper:{path}")
+    out = model.score([degraded[0], tmp_path / "missing.wav"])
+    assert model.id == "utmos22-strong" and model.version == "utmos22_strong.pt"
+    assert isinstance(out[0], float) and 1.0 < out[0] < 5.0
+    assert out[1].reason == "bad_audio"

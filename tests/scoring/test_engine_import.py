@@ -122,3 +122,22 @@ def test_import_errors_are_user_errors(shared: Path, tmp_path: Path, capsys: pyt
     assert cli("import", "--outputs", str(tmp_path / "empty"), "--data", str(shared), "--lang", "en",
                "--out", str(tmp_path / "r")) == 2
     assert "not an official outputs folder" in capsys.readouterr().err
+
+
+def test_robust_reuses_single_round_replies_for_its_clean_baseline(shared: Path, tmp_path: Path) -> None:
+    outputs = copy_outputs(LLAMA_OMNI, tmp_path / "out", ["single_round"])
+    robust = json.loads((shared / "en" / "json" / "robust.json").read_text())
+    (outputs / "json" / "robust.json").write_text(
+        "\n".join(json.dumps({"question_id": r["Qid"], "prediction": f"answer {i}"}) for i, r in enumerate(robust)))
+    run = tmp_path / "run"
+    assert cli("import", "--outputs", str(outputs), "--data", str(shared), "--lang", "en", "--out", str(run),
+               "--quiet") == 0
+    with RunStore(run) as store:
+        clean = store.replies("robust_clean")
+        samples = {s.id: s for s in store.samples("robust_clean")}
+        single = {s.id: s for s in store.samples("single_round")}
+        assert len(samples) == 100 and len(clean) == 100 and len(store.replies("robust")) == 3600
+        for (_, sid), r in clean.items():
+            origin = r.source.removeprefix("reused:single_round/")
+            assert r.source.startswith("reused:single_round/") and single[origin].question == samples[sid].question
+            assert r.text == store.get_reply("single_round", origin).text

@@ -246,6 +246,24 @@ def _jsonl_reply(rec: dict[str, Any], path: Path) -> Reply:
                  extra={"output_file": str(path)})
 
 
+def reuse_clean_replies(store: Any, clean: list[Sample]) -> int:
+    """Copy single_round replies to robust_clean items with the same question (no reply yet only)."""
+    by_question = {}
+    sr_samples = {s.id: s for s in store.samples("single_round")}
+    for (_, sid), r in store.replies("single_round").items():
+        if sid in sr_samples and not r.failed:
+            by_question[sr_samples[sid].question] = r
+    have = store.replies("robust_clean")
+    out = []
+    for s in clean:
+        src = by_question.get(s.question)
+        if src is not None and ("robust_clean", s.id) not in have:
+            out.append(src.model_copy(update={"subset": "robust_clean", "sample_id": s.id,
+                                              "source": f"reused:single_round/{src.sample_id}"}))
+    store.put_replies(out)
+    return len(out)
+
+
 def _data_ref(data: str) -> str:
     """DATA as recorded in config.json: a built-in name as is, a folder as an absolute path."""
     from vocalbench.data import BUILTIN
@@ -315,9 +333,13 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
         else:
             for subset, replies in jsonl_replies(outputs, by_subset, stats):
                 write(subset, replies)
-        # robust needs its clean baseline items in the run even when they have no outputs
-        if "robust" in stats.subsets and "robust_clean" in by_subset:
+        # robust needs its clean baseline items in the run even when they have no outputs; their
+        # replies are reused from single_round replies to the same question when the run has them
+        if "robust" in stats.subsets and "robust_clean" in by_subset and "robust_clean" not in stats.subsets:
             store.add_samples(by_subset["robust_clean"])
+            reused = reuse_clean_replies(store, by_subset["robust_clean"])
+            if reused:
+                stats.warnings.append(f"robust_clean: {reused} replies reused from single_round (same question)")
         from vocalbench.data.official import ordered
 
         imported = ordered(store.subsets(), lang)

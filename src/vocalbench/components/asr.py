@@ -57,19 +57,40 @@ class FasterWhisperASR:
             raise MissingDependency(f"ASR '{name}'", "faster_whisper", "asr") from exc
         dev, compute = _device() if device is None else (device, "float16" if device == "cuda" else "int8")
         try:
-            self._model = faster_whisper.WhisperModel(model, device=dev, compute_type=compute, cpu_threads=threads)
-        except Exception as exc:  # missing folder, failed hub download, corrupt model
-            raise ComponentUnavailable(
-                "asr_model_unavailable",
-                f"cannot load Whisper model '{model}' ({type(exc).__name__}: {exc}); give a local "
-                f"CTranslate2 model folder as paper:PATH or run where the model hub can be reached",
-            ) from exc
+            self._model = self._load(faster_whisper, model, dev, compute, threads)
+        except Exception as exc:  # CUDA libraries missing or GPU unusable
+            if device is not None or dev == "cpu":
+                raise self._unavailable(model, exc) from exc
+            dev, compute = "cpu", "int8"  # auto-detected GPU that cannot run: fall back to the CPU
+            try:
+                self._model = self._load(faster_whisper, model, dev, compute, threads)
+            except Exception as exc2:  # reported with its cause
+                raise self._unavailable(model, exc2) from exc2
         self.vad = vad
         self.beam_size = beam_size
         self.device = dev
         self.id = f"faster-whisper:{name}" + ("+vad" if vad else "")
         self.version = f"{faster_whisper.__version__}/beam{beam_size}"
         self._lock = threading.Lock()  # CTranslate2 models are not re-entrant per instance
+
+    @staticmethod
+    def _load(faster_whisper: Any, model: str, device: str, compute: str, threads: int) -> Any:
+        """Load the model; on a GPU also decode 1 s of silence, where missing CUDA libraries show up."""
+        import numpy as np
+
+        m = faster_whisper.WhisperModel(model, device=device, compute_type=compute, cpu_threads=threads)
+        if device == "cuda":
+            segments, _ = m.transcribe(np.zeros(SAMPLE_RATE, dtype=np.float32), language="en", beam_size=1)
+            list(segments)
+        return m
+
+    @staticmethod
+    def _unavailable(model: str, exc: BaseException) -> ComponentUnavailable:
+        return ComponentUnavailable(
+            "asr_model_unavailable",
+            f"cannot load Whisper model '{model}' ({type(exc).__name__}: {exc}); give a local "
+            f"CTranslate2 model folder as paper:PATH or run where the model hub can be reached",
+        )
 
     def transcribe(self, paths: Sequence[str | Path], lang: str | None = None) -> list[Transcript | ComponentError]:
         """One Transcript (or ComponentError) per path, in order."""

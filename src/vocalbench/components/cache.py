@@ -151,6 +151,8 @@ def _cached_batch(
     if todo:
         first = [str(paths[idx[0]]) for idx in todo.values()]
         fresh = run(first)
+        if len(fresh) != len(first):
+            raise RuntimeError(f"{key} returned {len(fresh)} results for {len(first)} files")
         store: dict[str, Any] = {}
         for (h, idx), r in zip(todo.items(), fresh):
             if not isinstance(r, ComponentError):

@@ -109,7 +109,13 @@ def _answers(port: int, alias: str, timeout: float = 2.0) -> bool:
         r = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=timeout)
     except httpx.HTTPError:
         return False
-    return r.status_code == 200 and any(m.get("id") == alias for m in r.json().get("data", []))
+    if r.status_code != 200:
+        return False
+    try:
+        models = r.json().get("data", [])
+    except (ValueError, AttributeError):  # something else answers on that port
+        return False
+    return any(isinstance(m, dict) and m.get("id") == alias for m in models)
 
 
 def _free_port() -> int:

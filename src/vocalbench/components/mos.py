@@ -132,11 +132,13 @@ class UTMOS22Strong:
                 self._model = torch.jit.load(path, map_location="cpu")
                 source = Path(path).name
             elif path and Path(path).is_dir():
+                _stub_torchaudio()  # SpeechMOS imports it; only its resampler uses it and we pass 16 kHz
                 self._model = torch.hub.load(path, "utmos22_strong", source="local", trust_repo=True)
                 source = "local-hub"
             elif path:
                 raise FileNotFoundError(f"no such file or folder: {path}")
             else:
+                _stub_torchaudio()
                 self._model = torch.hub.load(self.HUB, "utmos22_strong", trust_repo=True)
                 source = "hub"
         except Exception as exc:

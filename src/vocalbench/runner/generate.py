@@ -95,7 +95,7 @@ def reply_from(collected: Collected, sample: Sample, attempts: int, store: RunSt
         path = write_wav(audio_path(store, sample), collected.audio, collected.sample_rate)
         audio_ref = AudioRef(path=str(path.resolve()), sample_rate=collected.sample_rate,
                              duration=collected.audio_duration)
-    extra = dict(collected.extra)
+    extra: dict[str, Any] = {}
     if collected.chunks:
         extra["audio_chunks"] = collected.chunks
     if collected.error is not None and collected.text:

@@ -101,7 +101,13 @@ class RayExecutor:
     """Executor whose attempts run in a ``SystemActor``; the driver stays the single writer."""
 
     def __init__(self, spec: str, options: SystemOptions, cfg: RunConfig) -> None:
+        import importlib.util
+
+        from vocalbench.registry import MissingDependency
         from vocalbench.systems import resolve
+
+        if importlib.util.find_spec("ray") is None:
+            raise MissingDependency("the ray executor", "ray", "ray")
 
         probe = resolve(spec, options)  # validates the SPEC here, before Ray starts
         self.resource = probe.resource

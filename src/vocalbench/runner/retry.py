@@ -51,7 +51,7 @@ def classify(exc: BaseException) -> tuple[str, bool, float | None]:
             return "connection", True, None
         if isinstance(exc, openai.APIStatusError):
             code = exc.status_code
-            ra = _retry_after(exc.response.headers.get("retry-after") if exc.response is not None else None)
+            ra = retry_after(exc.response.headers.get("retry-after") if exc.response is not None else None)
             return f"http_{code}", code == 429 or code >= 500 or code == 408, ra
         if isinstance(exc, openai.APIError):  # an error event inside an SSE stream
             return "stream_error", True, None
@@ -61,7 +61,7 @@ def classify(exc: BaseException) -> tuple[str, bool, float | None]:
         return "timeout", True, None
     if isinstance(exc, httpx.HTTPStatusError):
         code = exc.response.status_code
-        return f"http_{code}", code == 429 or code >= 500, _retry_after(exc.response.headers.get("retry-after"))
+        return f"http_{code}", code == 429 or code >= 500, retry_after(exc.response.headers.get("retry-after"))
     if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
         return "broken_stream", True, None
     if isinstance(exc, httpx.TransportError):
@@ -88,7 +88,8 @@ def classify(exc: BaseException) -> tuple[str, bool, float | None]:
     return type(exc).__name__, False, None
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after(value: str | None) -> float | None:
+    """Seconds of a ``Retry-After`` header value (None when absent or not a number)."""
     try:
         return None if value is None else max(0.0, float(value))
     except ValueError:

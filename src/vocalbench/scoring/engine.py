@@ -19,10 +19,12 @@ concurrency limit (``judge_concurrency``) and its calls are logged in the store.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import gc
 import logging
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -242,10 +244,26 @@ def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:
     return any(s.details.get(REPLY_STATE) != ("failed" if reply_failed else "ok") for s in group)
 
 
+@contextlib.contextmanager
+def _bulk_read() -> Iterator[None]:
+    """Pause the cyclic GC while thousands of acyclic records are parsed (it would otherwise
+    rescan the growing heap again and again); restored afterwards."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def _plan(store: Any, name: str, subset: str, scorer: Any, key: str, samples: list[Sample],
           reply_state: dict[tuple[str, str], bool]) -> Plan:
+    """What one scorer has done (one query for the subset's scores under ``key``) and what is left."""
     plan = Plan(name=name, subset=subset, scorer=scorer, key=key, samples=samples)
-    for s in store.scores(subset, evaluator=key):
+    with _bulk_read():
+        existing = store.scores(subset, evaluator=key)
+    for s in existing:
         plan.existing.setdefault(s.sample_id, []).append(s)
     for sample in samples:
         if _needs_work(plan.existing.get(sample.id), reply_state.get((subset, sample.id))):
@@ -433,7 +451,8 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
         never: list[str] = []
         for name in report:
             sc = scorers[name]
-            samples = list(store.samples(name))
+            with _bulk_read():
+                samples = list(store.samples(name))
             plan = _plan(store, name, name, sc, evaluator_key(sc, run.judge_id), samples, run.reply_state)
             replies = await run.run_plan(plan, None)
             if not plan.existing:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 DEFAULT_RESAMPLES = 1000
-_BLOCK_CELLS = 1_000_000  # resamples x items per block (~8 MB of int64 indices)
+_BLOCK_CELLS = 1_000_000  # resamples x items per block (~4 MB of int32 indices)
 
 
 def _blocks(n_items: int, resamples: int, rng: np.random.Generator) -> list[np.ndarray]:
@@ -21,7 +21,7 @@ def _blocks(n_items: int, resamples: int, rng: np.random.Generator) -> list[np.n
     out, left = [], resamples
     while left > 0:
         b = min(per_block, left)
-        out.append(rng.integers(0, n_items, size=(b, n_items)))
+        out.append(rng.integers(0, n_items, size=(b, n_items), dtype=np.int32 if n_items < 2**31 else np.int64))
         left -= b
     return out
 

@@ -16,9 +16,10 @@ Exceptions raised by an adapter (network errors, timeouts) are classified by
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -108,7 +109,6 @@ class Collected:
     retryable: bool = False
     retry_after: float | None = None
     chunks: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @property
     def audio_duration(self) -> float | None:
@@ -211,5 +211,5 @@ async def _aclose(stream: AsyncIterator[Event]) -> None:
     if aclose is not None:
         try:
             await aclose()
-        except Exception:  # closing an already broken stream; its error is recorded by the caller
-            pass
+        except Exception as exc:  # the reply (or its own error) is already complete; keep a trace
+            logging.getLogger(__name__).debug("closing a system stream failed: %r", exc)

@@ -16,6 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from vocalbench.records import Sample
+from vocalbench.runner.retry import retry_after
 from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
@@ -69,7 +70,7 @@ class HttpSystem:
             if resp.status != 200:
                 text = (await resp.text())[:300]
                 raise SystemFailure(f"http_{resp.status}", text, retryable=resp.status == 429 or resp.status >= 500,
-                                    retry_after=_float(resp.headers.get("Retry-After")))
+                                    retry_after=retry_after(resp.headers.get("Retry-After")))
             async for line in resp.content:
                 if not line.strip():
                     continue
@@ -91,13 +92,6 @@ class HttpSystem:
                                   bool(err.get("retryable", False)))
                     return
         raise SystemFailure("broken_stream", "the stream ended without a done event", retryable=True)
-
-
-def _float(v: str | None) -> float | None:
-    try:
-        return None if v is None else float(v)
-    except ValueError:
-        return None
 
 
 def from_spec(arg: str, options: SystemOptions) -> HttpSystem:

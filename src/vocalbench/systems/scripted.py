@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from vocalbench.records import Sample
+from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, TextDelta
 
 
@@ -175,8 +176,8 @@ def _spread(text: str, n: int) -> list[str]:
     return out
 
 
-def from_spec(arg: str, options: object) -> ScriptedSystem:
-    """``scripted:FILE``."""
+def from_spec(arg: str, options: SystemOptions) -> ScriptedSystem:
+    """``scripted:FILE`` (options do not apply: the script fixes every reply)."""
     if not arg:
         raise ValueError("scripted system: expected scripted:FILE")
     return ScriptedSystem(arg)
