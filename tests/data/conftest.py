@@ -18,9 +18,12 @@ def shared() -> Path:
     return SHARED
 
 
-@pytest.fixture(autouse=True)
-def _cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path_factory.mktemp("cache")))
+@pytest.fixture()
+def tmp_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A fresh VOCALBENCH_CACHE (opt-in: the built-in mini set should reuse the shared cache)."""
+    d = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("VOCALBENCH_CACHE", str(d))
+    return d
 
 
 def write_release(root: Path, subsets: dict[str, list[dict]], audio: bool = True) -> Path:

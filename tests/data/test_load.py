@@ -105,8 +105,11 @@ def test_data_errors_name_file_item_and_field(tmp_path: Path) -> None:
         load_samples(str(tmp_path / "bad"), "en")
 
 
-def test_builtin_mini_set_loads_when_available() -> None:
+def test_builtin_mini_set_loads_through_the_same_path() -> None:
+    """DATA 'mini' goes through data.mini.ensure (built once into the shared cache, then reused)."""
     pytest.importorskip("vocalbench.data.mini", reason="the built-in mini set is not in this checkout yet")
-    samples = load_samples("mini", "en", limit=1)
-    assert samples and all(s.audio is not None for s in samples)
+    samples = load_samples("mini", "en", ["knowledge", "robust"], limit=1)
+    subsets = Counter(s.subset for s in samples)
+    assert subsets["knowledge"] == 1 and subsets["robust_clean"] == 1 and subsets["robust"] >= 1
+    assert all(s.audio is not None and Path(s.audio.path).is_absolute() for s in samples)
     assert json.loads(samples[0].model_dump_json())["lang"] == "en"

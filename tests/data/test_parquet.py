@@ -12,6 +12,8 @@ from vocalbench.data.official import DataError
 
 from conftest import official_items, write_release  # type: ignore[import-not-found]
 
+pytestmark = pytest.mark.usefixtures("tmp_cache")  # converted releases are cached under VOCALBENCH_CACHE
+
 pa = pytest.importorskip("pyarrow", reason="parquet support needs pyarrow (pip install 'vocalbench[parquet]')")
 pq = pytest.importorskip("pyarrow.parquet")
 

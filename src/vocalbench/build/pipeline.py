@@ -84,7 +84,10 @@ def _optional(kind: str, spec: str | None) -> tuple[Any | None, str]:
     if spec is None or spec in ("none", "off"):
         return None, "not configured"
     try:
-        return resolve_component(kind, spec), ""
+        comp = resolve_component(kind, spec)
+        if kind == "emotion":
+            comp.classify([])  # placeholders (e.g. the offline "no emotion model") raise here
+        return comp, ""
     except ComponentUnavailable as exc:
         return None, f"{exc.reason}: {exc}"
     except ImportError as exc:

@@ -49,7 +49,18 @@ class OutputFileError(ValueError):
     """A malformed output file; names the file and, for JSONL, the line."""
 
 
+EPILOG = """formats:
+  official  OUTPUTS/json/<subset>.json (JSON list or JSONL of {question_id|Qid, prediction|Response}),
+            optional OUTPUTS/json_asr/<subset>.json (asr_pred|Response_hyp), audio OUTPUTS/wav/<subset>/<qid>.wav
+            or OUTPUTS/wav/<qid>.wav; json/instruction.json = instruction_following; chat-NNN ids map by index
+  jsonl     one object per line: {"subset", "id", "text", "audio" (path relative to the file), "asr_text",
+            "audio_duration", "error" (type string), "timings": {"first_audio", "last_chunk", ...} (seconds)}
+Items of an imported subset without an output are recorded as missing replies (system errors)."""
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.epilog = EPILOG
+    p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--format", choices=["official", "jsonl"], default="official")
     p.add_argument("--outputs", required=True, help="official outputs folder (json/, json_asr/, wav/) or our JSONL")
     p.add_argument("--data", required=True, help="the release the outputs answer (folder or 'mini')")

@@ -25,7 +25,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-RECIPE = "mini-recipe-1"  # bump when the build recipe below changes
+RECIPE = "mini-recipe-2"  # bump when the build recipe below changes
 SEED = 0
 MARKER = ".complete"
 
