@@ -57,10 +57,10 @@ def make_release(root: Path, n: int) -> str:
         from vocalbench.components import resolve
 
         tts = resolve("tts", "offline")
-        speak = lambda i, text: tts.synthesize(text, "en", voice=tts.voices("en")[i % 3])  # noqa: E731
+        speak = lambda i, text: tts.synthesize(text, "en", voice=tts.voices("en")[i % 3])
         source = f"Kokoro ({tts.id})"
-    except Exception as exc:  # no TTS installed: a synthetic voiced signal of similar length
-        speak = lambda i, text: (_voiced(3.5, i, 24000), 24000)  # noqa: E731
+    except (ImportError, RuntimeError) as exc:  # no TTS installed: a synthetic voiced signal of similar length
+        speak = lambda i, text: (_voiced(3.5, i, 24000), 24000)
         source = f"synthetic voiced signal (TTS unavailable: {exc})"
     clean, other = [], []
     for i in range(n + 4):

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from vocalbench.build import gates, synth
-from vocalbench.build.items import Item, ItemError, audio_rel, qid_for, read_jsonl, read_official, to_record, utterances
+from vocalbench.build.items import (
+    Item,
+    ItemError,
+    audio_rel,
+    qid_for,
+    read_jsonl,
+    read_official,
+    to_record,
+    utterances,
+)
 from vocalbench.build.verify import compare
 
 OFFICIAL = Path(__file__).resolve().parents[2].parent / "shared" / "vocalbench"

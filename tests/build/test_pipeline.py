@@ -35,7 +35,7 @@ def components() -> dict[str, Any]:
 
     try:
         return {"tts": resolve("tts", "offline"), "asr": resolve("asr", "offline")}
-    except Exception as exc:  # missing extras: say which
+    except (ImportError, RuntimeError) as exc:  # MissingDependency, ComponentUnavailable, AssetError  # missing extras: say which
         pytest.skip(f"offline TTS/ASR not installed: {exc}")
 
 

@@ -53,7 +53,7 @@ def rank_voices(tts: Any, mos: Any, lang: str, voices: list[str], workdir: Path 
     """MOS of each voice reading the reference sentence (None where synthesis or scoring failed)."""
     scores: dict[str, float | None] = {}
     with tempfile.TemporaryDirectory(dir=workdir) as tmp:
-        paths = []
+        paths: list[Path] = []
         for v in voices:
             x, sr = tts.synthesize(REFERENCE[lang], lang, voice=v, speed=speed)
             paths.append(audio.write(Path(tmp) / f"{len(paths):03d}.wav", x, sr))
@@ -72,7 +72,11 @@ def voice_pools(voices: list[str], scores: dict[str, float | None] | None, *, to
     if not scores:
         return VoicePools(list(voices), list(voices), {v: None for v in voices},
                           note="no MOS component: every voice is used for every subset")
-    ranked = sorted(voices, key=lambda v: (-(scores.get(v) if scores.get(v) is not None else -math.inf), v))
+    def score(v: str) -> float:
+        value = scores.get(v)
+        return -math.inf if value is None else value
+
+    ranked = sorted(voices, key=lambda v: (-score(v), v))
     n_top = max(1, math.ceil(top_share * len(ranked)))
     top, rest = ranked[:n_top], ranked[n_top:]
     n_low = math.ceil(low_share * len(rest)) if rest else 0

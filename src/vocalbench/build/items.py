@@ -50,6 +50,8 @@ class Item(BaseModel):
     question_en: str | None = None
     answer_zh: str | None = None
     answer_en: str | None = None
+    control_question: str | None = None  # cs_knowledge: the English control's question when it is not question_en
+    control_answer: str | None = None  # ... and its answer when it is not answer_en
     dialect: str | None = None  # dialect subset: e.g. "Sichuanese", "Cantonese"
     question_dialect: str | None = None  # the query written in the dialect (spoken by dialect TTS)
     speaker_prompt: str | None = None  # a reference recording for zero-shot TTS (path)
@@ -118,7 +120,8 @@ def utterances(item: Item) -> list[Utterance]:
     """The spoken records of an item (see the module doc)."""
     if item.subset == "cs_knowledge":
         return [Utterance("main", "cs_knowledge", item.question, "zh", None, "mixed"),
-                Utterance("control", "cs_knowledge_en", item.question_en or "", "en", "en", "en")]
+                Utterance("control", "cs_knowledge_en", item.control_question or item.question_en or "", "en", "en",
+                          "en")]
     if item.subset == "cs_open_ended":
         return [Utterance("main", "cs_open_ended", item.question, "zh", None, "mixed")]
     if item.subset == "dialect":
@@ -198,7 +201,8 @@ def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str
     rec: dict[str, Any] = {"Set": SET_NAMES.get(lang, {}).get(utt.subset, utt.subset), "Qid": qid,
                            "Audio": audio_path}
     if utt.role == "control":  # cs_knowledge_en: the English question and answer
-        rec.update({"Question": item.question_en, "Answer": item.answer_en})
+        rec.update({"Question": item.control_question or item.question_en,
+                    "Answer": item.control_answer or item.answer_en})
         if item.category:
             rec["Category"] = item.category
         return rec
@@ -208,7 +212,7 @@ def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str
         if item.category:
             rec["Category"] = item.category
         return rec
-    rec["Question"] = item.question if utt.subset != "dialect" else item.question
+    rec["Question"] = item.question
     if item.history:
         rec["Context"] = [{"from": t.role, "value": t.text} for t in item.history]
     if item.subset == "cs_knowledge":
@@ -291,6 +295,8 @@ def read_official(folder: str | Path, lang: str, subsets: list[str] | None = Non
         raise ItemError(f"{jdir}: no <subset>.json files")
     wanted = [s for s in (subsets or list(files)) if s in files]
     partners: dict[str, set[str]] = {}
+    derived_of = {base: d for d, base in _DERIVED.items()}
+    controls: dict[str, dict[str, Any]] = {}
     items: list[Item] = []
     for subset in wanted:
         if subset == "robust":
@@ -318,6 +324,13 @@ def read_official(folder: str | Path, lang: str, subsets: list[str] | None = Non
                     body["extra"][key] = value
             if subset == "cs_knowledge" and not body.get("question_zh"):
                 body.pop("question_zh", None)
+            if subset == "cs_knowledge" and derived_of.get(subset) in files:
+                control = controls.setdefault(subset, {r["Qid"]: r for r in json.loads(
+                    files[derived_of[subset]].read_text(encoding="utf-8"))}).get(rec.get("Qid"))
+                if control and control.get("Question") != rec.get("Question_en"):
+                    body["control_question"] = control.get("Question")
+                if control and control.get("Answer") != rec.get("Answer_en"):
+                    body["control_answer"] = control.get("Answer")
             try:
                 items.append(Item.model_validate(body))
             except Exception as exc:

@@ -233,14 +233,14 @@ def highpass(x: np.ndarray, sr: int, cutoff_hz: float) -> np.ndarray:
 
 def packet_frames(n: int, sr: int) -> tuple[int, int]:
     """(frame length in samples, number of frames, the last possibly partial)."""
-    frame = int(round(sr * PACKET_MS / 1000.0))
+    frame = round(sr * PACKET_MS / 1000.0)
     return frame, int(np.ceil(n / frame))
 
 
 def packet_loss(x: np.ndarray, sr: int, p: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
     """Zero exactly round(p x frames) 20 ms frames chosen by ``rng``; returns (audio, dropped frame indices)."""
     frame, frames = packet_frames(x.size, sr)
-    k = int(round(p * frames))
+    k = round(p * frames)
     dropped = np.sort(rng.choice(frames, size=k, replace=False))
     y = x.copy()
     for i in dropped:
@@ -279,11 +279,11 @@ class RirBank:
     def _path(self, rt60: float, k: int) -> Path | None:
         if self.cache is None:
             return None
-        try:
-            from importlib.metadata import version
+        from importlib.metadata import PackageNotFoundError, version
 
+        try:
             pra_version = version("pyroomacoustics")
-        except Exception:
+        except PackageNotFoundError:
             pra_version = "unknown"
         return self.cache / f"{self.RECIPE}-pra{pra_version}-{self.sr}-{self.seed}-{rt60:.2f}-{k}.npy"
 

@@ -26,8 +26,22 @@ from typing import Any
 
 from vocalbench import audio
 from vocalbench.build import gates, synth
-from vocalbench.build.items import Item, Utterance, audio_rel, layout, qid_for, to_record, utterances
-from vocalbench.build.manifest import STATE_DIR, ItemState, read_manifest, tool_versions, write_manifest
+from vocalbench.build.items import (
+    Item,
+    Utterance,
+    audio_rel,
+    layout,
+    qid_for,
+    to_record,
+    utterances,
+)
+from vocalbench.build.manifest import (
+    STATE_DIR,
+    ItemState,
+    read_manifest,
+    tool_versions,
+    write_manifest,
+)
 from vocalbench.build.progress import progress_bar
 from vocalbench.build.verify import compare
 from vocalbench.components.base import ComponentError, ComponentUnavailable
@@ -144,7 +158,7 @@ def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> dict[
         try:
             x, sr, used = synth.synthesize(ctx.tts, utt.text, utt.tts_lang, att, instruct=utt.instruct,
                                            prompt_audio=prompt, prompt_text=item.speaker_prompt_text)
-        except Exception as exc:  # one failed synthesis is one failed attempt
+        except Exception as exc:  # noqa: BLE001 - one failed synthesis is one failed attempt
             rec.update({"error": f"tts: {type(exc).__name__}: {exc}", "passed": False})
             out["attempts"].append(rec)
             continue

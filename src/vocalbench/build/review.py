@@ -45,7 +45,7 @@ def decide(root: str | Path, ident: str, accept: bool, attempt: int | None = Non
     root = Path(root)
     state, entries = _entries(root)
     e = _find(entries, ident)
-    when = _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    when = _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds")
     if accept:
         for u in e["utterances"]:
             if u["accepted"] is not None and attempt is None:

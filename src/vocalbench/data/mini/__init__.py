@@ -19,8 +19,8 @@ import hashlib
 import json
 import shutil
 import time
-from contextlib import contextmanager
 from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
 from typing import Any
