@@ -198,3 +198,18 @@ async def test_concurrency_limit_per_endpoint(serve, tmp_path):
     fields = [{"question": f"q{i}", "answer": "a"} for i in range(4)]
     out = await asyncio.gather(*(judge.evaluate(SCALE, f, subset="s", sample_id=str(i)) for i, f in enumerate(fields)))
     assert [v.value for v in out] == [3.0] * 4 and live["max"] == 1
+
+
+@pytest.mark.parametrize(
+    "raw,want",
+    [
+        ('{"reply_answer": "上海", "same": "no"}', False),
+        ('{"reply_answer": "北京", "same": "yes"}', True),
+        ('{"label": "compliance"}', True),
+        ('{"label": "refusal"}', False),
+        ('{"label": "maybe"}', None),
+    ],
+)
+def test_parse_binary_with_rubric_schema(raw: str, want: bool | None) -> None:
+    key, labels = ("label", ("compliance", "refusal")) if "label" in raw else ("same", ("yes", "no"))
+    assert parse_binary(raw, key, labels) == want

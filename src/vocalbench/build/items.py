@@ -95,7 +95,8 @@ class Item(BaseModel):
         return self
 
     def content_hash(self) -> str:
-        body = json.dumps(self.model_dump(), ensure_ascii=False, sort_keys=True)
+        """Hash of the set fields only, so adding optional fields to the schema keeps old hashes."""
+        body = json.dumps(self.model_dump(exclude_defaults=True), ensure_ascii=False, sort_keys=True)
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
 

@@ -120,8 +120,8 @@ def _review(args: argparse.Namespace) -> int:
     from vocalbench.build import review
 
     root = Path(args.data)
+    queue = review.pending(root)  # fails clearly when DATA holds no build
     if args.list:
-        queue = review.pending(root)
         for e in queue:
             print(review.describe(e))
         print(f"{len(queue)} pending", file=sys.stderr)

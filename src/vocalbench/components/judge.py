@@ -100,14 +100,21 @@ def _yes_no(v: Any) -> bool | None:
     return None
 
 
-def parse_binary(raw: str) -> bool | None:
-    """The yes/no verdict in a judge reply; None when there is none."""
+def parse_binary(raw: str, key: str = "verdict", labels: tuple[str, str] = ("yes", "no")) -> bool | None:
+    """The yes/no verdict in a judge reply; None when there is none.
+
+    ``key`` is the JSON key the rubric asked for and ``labels`` its (yes, no) values, e.g.
+    ``("compliance", "refusal")``; plain yes/no words are understood too.
+    """
     if not raw:
         return None
     for obj in _json_objects(raw):
-        for key in ("verdict", "answer", "judgement", "judgment", "decision", "result"):
-            if key in obj:
-                return _yes_no(obj[key])
+        for k in (key, "verdict", "answer", "judgement", "judgment", "decision", "result"):
+            if k in obj:
+                value = obj[k]
+                if isinstance(value, str) and value.strip().strip(".!。").lower() in labels:
+                    return value.strip().strip(".!。").lower() == labels[0]
+                return _yes_no(value)
     for pattern in _BINARY_PATTERNS:
         found = pattern.findall(raw)
         if found:
@@ -117,6 +124,8 @@ def parse_binary(raw: str) -> bool | None:
 
 def answer_format(rubric: Rubric) -> str:
     """The output instruction appended to the rubric's system prompt."""
+    if rubric.answer:
+        return f"Respond with one JSON object and nothing else: {rubric.answer}"
     if rubric.kind == "binary":
         return ('Respond with one JSON object and nothing else: '
                 '{"reason": "<one short sentence>", "verdict": "yes" or "no"}')
@@ -173,7 +182,7 @@ class Judge:
 
     def _parse(self, rubric: Rubric, raw: str) -> float | None:
         if rubric.kind == "binary":
-            v = parse_binary(raw)
+            v = parse_binary(raw, rubric.verdict_key, rubric.labels)
             return None if v is None else float(v)
         return parse_scale(raw, rubric.lo, rubric.hi)
 

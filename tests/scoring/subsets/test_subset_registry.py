@@ -41,13 +41,19 @@ def test_scorer_for_rejects_unknowns() -> None:
 
 
 def test_rubric_files_load_and_ask_for_json() -> None:
+    from vocalbench.components.judge import answer_format
+
     names = rubrics.available()
     assert len(names) >= 37
     for name in names:
         r = rubrics.load(name)
         assert r.id == name and r.version
-        key = '"score"' if r.kind == "scale" else '"verdict"'
-        assert key in r.system and '"reason"' in r.system, name
+        fmt = answer_format(r)  # the judge appends the answer schema to the system prompt
+        key = '"score"' if r.kind == "scale" else f'"{r.verdict_key}"'
+        assert key in fmt, name
+        assert "JSON" not in r.system, name  # the schema is given once, by the judge
+        if r.kind == "binary":
+            assert all(f'"{label}"' in fmt for label in r.labels), name
         if r.kind == "scale":
             assert (r.lo, r.hi) == (1, 5) and all(f"{n}" in r.system for n in range(1, 6))
         assert "{reply}" in r.template, name

@@ -7,10 +7,17 @@ Each rubric is a Markdown file ``<id>.md`` in this folder with a small header::
     kind: scale            # scale (lo..hi) or binary (yes/no)
     lo: 1
     hi: 5
+    answer: {"reply_answer": "<...>", "same": "yes" or "no"}   # optional answer schema
+    verdict_key: same       # binary: the JSON key that holds the verdict (default: verdict)
+    labels: yes|no          # binary: the value meaning yes, then the one meaning no
     ---
     <system prompt>
     ---
     <user template with {fields}>
+
+Small judges decide binary questions much more reliably when they first extract the relevant fact
+(``reply_answer``) or pick a named label (``refusal``/``compliance``) than when they write a free
+reason before a yes/no, so binary rubrics may declare their own answer schema.
 
 Changing a rubric's text changes its ``hash`` (and its version should be bumped), which is part
 of every judge cache key, so old verdicts are never reused for a new rubric.
@@ -36,6 +43,9 @@ class Rubric:
     template: str
     lo: int = 1
     hi: int = 5
+    answer: str | None = None  # the JSON answer schema shown to the judge; None: the default
+    verdict_key: str = "verdict"
+    labels: tuple[str, str] = ("yes", "no")
 
     @property
     def ref(self) -> str:
@@ -43,7 +53,8 @@ class Rubric:
 
     @property
     def hash(self) -> str:
-        body = "\x1f".join([self.id, self.version, self.kind, self.system, self.template, str(self.lo), str(self.hi)])
+        body = "\x1f".join([self.id, self.version, self.kind, self.system, self.template, str(self.lo), str(self.hi),
+                            self.answer or "", self.verdict_key, "|".join(self.labels)])
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
     def render(self, fields: dict[str, str]) -> list[dict[str, str]]:
@@ -63,7 +74,7 @@ def load(rubric_id: str) -> Rubric:
     text = path.read_text(encoding="utf-8")
     header, system, template = (part.strip("\n") for part in text.split("\n---\n", 2))
     meta = dict(line.split(":", 1) for line in header.splitlines() if ":" in line)
-    meta = {k.strip(): v.split("#")[0].strip() for k, v in meta.items()}
+    meta = {k.strip(): v.split("  #")[0].strip() for k, v in meta.items()}
     if meta.get("id") != rubric_id:
         raise ValueError(f"{path}: header id '{meta.get('id')}' does not match the file name")
     kind = meta.get("kind", "scale")
@@ -77,7 +88,17 @@ def load(rubric_id: str) -> Rubric:
         template=template.strip(),
         lo=int(meta.get("lo", 1)),
         hi=int(meta.get("hi", 5)),
+        answer=meta.get("answer") or None,
+        verdict_key=meta.get("verdict_key", "verdict"),
+        labels=_labels(path, meta.get("labels", "yes|no")),
     )
+
+
+def _labels(path: Path, value: str) -> tuple[str, str]:
+    parts = [p.strip().lower() for p in value.split("|")]
+    if len(parts) != 2 or not all(parts) or parts[0] == parts[1]:
+        raise ValueError(f"{path}: labels must be two different values 'YES|NO', not '{value}'")
+    return parts[0], parts[1]
 
 
 def available() -> list[str]:
