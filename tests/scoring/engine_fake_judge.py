@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -47,8 +48,11 @@ class FakeJudgeServer:
                     self._send(outer.status, {"error": {"message": "refused by the test double", "type": "invalid_request_error"}})
                     return
                 h = int(hashlib.sha256(user.encode()).hexdigest(), 16)
-                if '"verdict"' in system:
-                    content = json.dumps({"reason": "fake", "verdict": "yes" if h % 3 else "no"})
+                # answer in the schema the rubric asked for, e.g. "verdict": "yes" or "no"
+                choice = re.search(r'"(\w+)":\s*"([^"]+)"\s*(?:or|或)\s*"([^"]+)"', system)
+                if choice:
+                    key, first, second = choice.groups()
+                    content = json.dumps({"reason": "fake", key: first if h % 3 else second})
                 else:
                     content = json.dumps({"reason": "fake", "score": 1 + h % 5})
                 self._send(200, {

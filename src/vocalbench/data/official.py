@@ -1,7 +1,11 @@
 """The official release layout: ``json/<subset>.json`` (a JSON list per subset) + ``audio/``.
 
 Every record becomes a :class:`~vocalbench.records.Sample` keyed by (lang, subset, Qid);
-``Sample.index`` is the list position. ``Audio`` is resolved relative to the release's ``audio/``
+``Sample.index`` is the item number of the Qid (``reasoning-152`` -> 152; robust conditions carry their
+base question's number), which equals the list position in the official releases; scorers choose
+rules by it (reasoning ranges, paralinguistic instruction types), so our own sets built in the
+official layout keep those rules by numbering their Qids. Without a trailing number the list
+position is used. ``Audio`` is resolved relative to the release's ``audio/``
 folder exactly as written (zh robust_clean points into ``single_round/``, zh knowledge into
 ``knowledge/{chinese,foreign,general}/``). Audio is not opened at load time: durations are read
 lazily by whoever needs them (:func:`audio_duration`).
@@ -155,6 +159,12 @@ def read_records(path: Path) -> list[Any]:
     return data
 
 
+def qid_number(qid: str, default: int) -> int:
+    """The trailing item number of a Qid (``instruction-050`` -> 50), or ``default``."""
+    m = re.search(r"-(\d+)$", qid)
+    return int(m.group(1)) if m else default
+
+
 def to_sample(record: dict[str, Any], *, subset: str, lang: str, index: int, root: Path) -> Sample:
     """Map one official record to a Sample (assumes a record that passed the type checks)."""
     history = [Turn(role=t["from"], text=t["value"]) for t in record.get("Context") or []]
@@ -164,7 +174,7 @@ def to_sample(record: dict[str, Any], *, subset: str, lang: str, index: int, roo
         id=record["Qid"],
         subset=subset,
         lang=lang,  # type: ignore[arg-type]
-        index=index,
+        index=qid_number(record["Qid"], default=index),
         audio=AudioRef(path=str(audio_dir(root) / rel)),
         question=record.get("Question") or "",
         reference=record.get("Answer"),
