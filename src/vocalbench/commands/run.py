@@ -1,4 +1,5 @@
-"""``vocalbench run``: generate replies, score them, write leaderboard.md and print the table."""
+"""``vocalbench run``: generate replies, score them, print the table and write the report
+(RUN/leaderboard.md and RUN/report/: leaderboard.html, plots, per-sample viewer)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Per language: generate (resumable), score what is missing, print the table; then RUN/leaderboard.md."""
+    """Per language: generate (resumable), score what is missing, print the table; then the report."""
+    from vocalbench.report.build import write_report
     from vocalbench.report.leaderboard import print_table, write_markdown
     from vocalbench.scoring.engine import score_run_sync
 
@@ -30,5 +32,8 @@ def run(args: argparse.Namespace) -> int:
         scored.append(job.run_dir)
     if scored:
         path = write_markdown(scored, jobs[0].root / "leaderboard.md")
-        print(f"leaderboard: {path}", file=sys.stderr)
+        report = write_report(scored, jobs[0].root / "report")
+        for w in report.warnings:
+            print(f"warning: {w}", file=sys.stderr)
+        print(f"leaderboard: {path}\nreport: {jobs[0].root / 'report' / 'leaderboard.html'}", file=sys.stderr)
     return status

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from vocalbench.report.runs import RunData
+from vocalbench.scoring.overall import TERMS
+from vocalbench.scoring.overall import clarity_points as _clarity_points
 from vocalbench.report.stats import ClusterTable, cluster_key
 
 PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}
@@ -49,13 +51,9 @@ DIMENSION_LABEL = {
     "code_switching": "Code-switch PR", "dialect": "Dialect PR", "rtf": "RTF", "fcl_ms": "FCL ms",
 }
 LOWER_IS_BETTER = {"wer", "per", "rtf", "fcl_ms"}
-# overall weights per dimension (value * weight); clarity enters through clarity_points
-OVERALL_WEIGHTS = {
-    "v2": {"knowledge": 0.1, "reasoning": 0.1, "creativity": 2.0, "utmos": 1.0, "single_round": 2.0,
-           "instruction_following": 0.1, "empathy": 0.1, "safety": 0.1, "robust": 0.15},
-    "v1": {"knowledge": 0.1, "reasoning": 2.0, "creativity": 2.0, "utmos": 1.0, "single_round": 2.0,
-           "instruction_following": 0.1, "empathy": 1.0, "safety": 0.1, "robust": 0.15},
-}
+# overall weights per dimension (value * weight), from the one definition in scoring/overall.py;
+# clarity enters through clarity_points
+OVERALL_WEIGHTS = {v: {t.key: t.weight for t in terms if not t.clarity} for v, terms in TERMS.items()}
 # radar: each dimension normalised to 0-1 as the overall weighs it
 RADAR_SCALE = {"knowledge": 100.0, "reasoning": 100.0, "creativity": 5.0, "single_round": 5.0,
                "instruction_following": 100.0, "empathy": 100.0, "safety": 100.0, "robust": 100.0,
@@ -69,14 +67,12 @@ WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", 
 
 
 def clarity_points(rate: np.ndarray | float, version: str = "v2") -> np.ndarray:
-    """WER/PER (%) to the overall's clarity points (METRICS.md table; v1: >=18 gives 1)."""
+    """WER/PER (%) to the overall's clarity points, element-wise (NaN stays NaN)."""
     r = np.asarray(rate, dtype=float)
-    pts = np.zeros_like(r)
-    for i, bound in enumerate(range(2, 22, 2)):
-        pts = np.where((pts == 0) & (r < bound), 10 - i, pts)
-    if version == "v1":
-        pts = np.where(r >= 18, 1.0, pts)
-    return np.where(np.isfinite(r), pts, np.nan)
+    out = np.full_like(r, np.nan)
+    ok = np.isfinite(r) & (r >= 0)
+    out[ok] = [_clarity_points(x, version) for x in r[ok].ravel()]
+    return out
 
 
 def parse_level(level: str) -> tuple[str, float] | None:
