@@ -30,6 +30,9 @@ class RunConfig(BaseModel):
     protocol: Literal["v2", "v1"] = "v2"
     limit: int | None = Field(default=None, ge=1)
     concurrency: int = Field(default=4, ge=1)
+    # single_round replies give FCL/RTF: they are generated first, at this concurrency, so queueing
+    # in front of a local single-slot model does not count as latency
+    latency_concurrency: int = Field(default=1, ge=1)
     judge_concurrency: int = Field(default=2, ge=1)
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None

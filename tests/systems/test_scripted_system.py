@@ -28,9 +28,12 @@ async def test_reply_text_audio_and_schedule(script, samples):
 
 
 async def test_match_order_and_wav_audio(tmp_path, script, samples):
-    from conftest import make_wav
+    import numpy as np
 
-    make_wav(tmp_path / "reply.wav", seconds=0.5, sr=16000)
+    from vocalbench.audio import write
+
+    t = np.arange(8000) / 16000  # a real 0.5 s tone at 16 kHz
+    write(tmp_path / "reply.wav", (0.2 * np.sin(2 * np.pi * 330 * t)).astype(np.float32), 16000)
     path = script([{"id": "*", "text": "default"},
                    {"id": "single_round-001", "text": "by id", "audio": {"wav": "reply.wav"}, "sample_rate": 16000},
                    {"id": "single_round/single_round-002", "text": "by key", "audio": {"silence": 0.3}}])

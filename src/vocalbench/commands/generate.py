@@ -12,6 +12,17 @@ from typing import Any
 from vocalbench.config import RunConfig
 
 
+LOCAL_REPLY_CAP = 64  # tokens: a CPU cascade answers the whole built-in set within minutes
+NETWORK_REPLY_CAP = 1024  # tokens: no practical limit on a spoken reply
+
+
+def default_reply_cap(system: str, given: int | None) -> int:
+    """The reply token cap: the flag when given, else by the kind of system."""
+    if given is not None:
+        return given
+    return LOCAL_REPLY_CAP if system == "offline" or system.startswith("cascade:") else NETWORK_REPLY_CAP
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``generate`` and ``run`` (DESIGN.md command contract)."""
     p.add_argument("--system", default="offline", help="system SPEC (default: offline; see docs/systems.md)")
@@ -26,11 +37,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="run folder (default: runs/<timestamp>-<system>); re-use it to resume")
     p.add_argument("--limit", type=int, default=None, help="N base items per subset (stratified, deterministic)")
     p.add_argument("--concurrency", type=int, default=4, help="samples in flight against the system")
+    p.add_argument("--latency-concurrency", type=int, default=1,
+                   help="samples in flight while the latency items (single_round) are timed (default 1)")
     p.add_argument("--executor", choices=("local", "ray"), default="local", help="where system calls run")
     p.add_argument("--ray-address", default=None, help="existing Ray cluster (default: a local Ray on 127.0.0.1)")
     p.add_argument("--protocol", choices=("v2", "v1"), default="v2", help="scoring protocol")
-    p.add_argument("--max-reply-tokens", type=int, default=160,
-                   help="reply token cap sent to the system (cascade LLM, openai-audio, realtime, http)")
+    p.add_argument("--max-reply-tokens", type=int, default=None,
+                   help="reply token cap sent to the system (default: 64 for the local cascades offline/cascade:, "
+                        "which keeps the built-in run short on a CPU; 1024 for network systems)")
     p.add_argument("--max-attempts", type=int, default=4, help="attempts per sample (retries on 429/5xx/timeouts)")
     p.add_argument("--timeout", type=float, default=180.0, help="seconds per attempt")
     p.add_argument("--error-threshold", type=float, default=0.5, help="stop when this share of finished samples failed")
@@ -80,8 +94,9 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
             cfg = RunConfig(
                 system=display_spec(args.system), data=args.data, lang=lg, subsets=subsets,
                 judge=args.judge, asr=args.asr, mos=args.mos, emotion=args.emotion, protocol=args.protocol,
-                limit=args.limit, concurrency=args.concurrency, executor=args.executor,
-                ray_address=args.ray_address, max_reply_tokens=args.max_reply_tokens,
+                limit=args.limit, concurrency=args.concurrency, latency_concurrency=args.latency_concurrency,
+                executor=args.executor,
+                ray_address=args.ray_address, max_reply_tokens=default_reply_cap(args.system, args.max_reply_tokens),
                 max_attempts=args.max_attempts, request_timeout=args.timeout,
                 error_threshold=args.error_threshold, warmup=not args.no_warmup, quiet=args.quiet)
         except ValidationError as exc:

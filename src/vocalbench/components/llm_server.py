@@ -4,11 +4,13 @@
 ``cache_dir()/llm_server`` records pid and port and is checked for liveness), else starting
 ``python -m llama_cpp.server`` on a free 127.0.0.1 port and waiting until ``/v1/models`` answers.
 One handle per process (the judge and the cascade brain share it). ``stop()`` and the context
-manager stop only a server this process started; a reused one is left alone.
+manager stop only a server this process started; a reused one is left alone. A server this process
+started is also stopped when the process exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import signal
@@ -181,4 +183,6 @@ def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int = 2, n_ctx: int =
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         _HANDLES[model] = handle
+        if handle.owned:  # stop what this process started when it exits
+            atexit.register(handle.stop)
         return handle

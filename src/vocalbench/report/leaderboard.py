@@ -130,7 +130,7 @@ def print_table(summary: dict[str, Any], console: Any = None) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = console or Console()
+    console = console or Console(width=max(120, Console().width))  # never squeeze the numbers
     t = Table(title=f"{summary.get('system')} ({summary.get('lang')}, {summary.get('protocol')})")
     for col in ("subset", "metric", "value", "95% CI", "n", "scored", "unscored", "sys. errors", "complete"):
         t.add_column(col, justify="left" if col in ("subset", "metric") else "right", no_wrap=True)

@@ -177,8 +177,10 @@ async def generate(
     done = store.done_reply_keys()
     todo = [s for s in samples if s.key not in done]
     res.skipped = len(samples) - len(todo)
-    # robust_clean last, so single_round replies of this run can be reused
-    first = [s for s in todo if s.subset != "robust_clean"]
+    # latency items (single_round) first at cfg.latency_concurrency, so their FCL/RTF hold no queueing
+    # in front of a single-slot local model; robust_clean last, so single_round replies can be reused
+    timed = [s for s in todo if s.subset == "single_round"]
+    first = [s for s in todo if s.subset not in ("single_round", "robust_clean")]
     clean = [s for s in todo if s.subset == "robust_clean"]
     policy = RetryPolicy(max_attempts=cfg.max_attempts)
     rng = random.Random(cfg.seed)
@@ -214,7 +216,7 @@ async def generate(
                 "and re-run the same command to resume."
             )
 
-    async def run_all(items: list[Sample]) -> None:
+    async def run_all(items: list[Sample], workers: int) -> None:
         queue: asyncio.Queue[Sample] = asyncio.Queue()
         for s in items:
             queue.put_nowait(s)
@@ -228,7 +230,7 @@ async def generate(
                 await answer(s)
 
         async with asyncio.TaskGroup() as tg:
-            for _ in range(min(cfg.concurrency, len(items))):
+            for _ in range(min(workers, len(items))):
                 tg.create_task(worker())
 
     try:
@@ -240,7 +242,8 @@ async def generate(
             if todo and cfg.warmup:
                 res.warmup = await _warmup(executor, todo[0])
                 store.set_meta("warmup", res.warmup)
-            await run_all(first)
+            await run_all(timed, cfg.latency_concurrency)
+            await run_all(first, cfg.concurrency)
             if clean and not abort:
                 index = _single_round_index(store)
                 rest = []
@@ -252,7 +255,7 @@ async def generate(
                         store.put_reply(r)
                         res.reused += 1
                         bar.advance(failed)
-                await run_all(rest)
+                await run_all(rest, cfg.concurrency)
     finally:
         await executor.close()
         res.seconds = time.monotonic() - t_start
