@@ -20,7 +20,18 @@ def default_reply_cap(system: str, given: int | None) -> int:
     """The reply token cap: the flag when given, else by the kind of system."""
     if given is not None:
         return given
-    return LOCAL_REPLY_CAP if system == "offline" or system.startswith("cascade:") else NETWORK_REPLY_CAP
+    return LOCAL_REPLY_CAP if _local(system) else NETWORK_REPLY_CAP
+
+
+def default_concurrency(system: str, given: int | None) -> int:
+    """Samples in flight: the flag when given, else by the kind of system."""
+    if given is not None:
+        return given
+    return 2 if _local(system) else 8
+
+
+def _local(system: str) -> bool:
+    return system == "offline" or system.startswith("cascade:")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -36,7 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--emotion", default="offline", help="emotion classifier SPEC used in scoring")
     p.add_argument("--out", default=None, help="run folder (default: runs/<timestamp>-<system>); re-use it to resume")
     p.add_argument("--limit", type=int, default=None, help="N base items per subset (stratified, deterministic)")
-    p.add_argument("--concurrency", type=int, default=4, help="samples in flight against the system")
+    p.add_argument("--concurrency", type=int, default=None,
+                   help="samples in flight against the system (default: 2 for the local cascades, whose one "
+                        "llama.cpp slot and CPU gain nothing from more and would only queue; 8 for network systems)")
     p.add_argument("--latency-concurrency", type=int, default=1,
                    help="samples in flight while the latency items (single_round) are timed (default 1)")
     p.add_argument("--executor", choices=("local", "ray"), default="local", help="where system calls run")
@@ -94,7 +107,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
             cfg = RunConfig(
                 system=display_spec(args.system), data=args.data, lang=lg, subsets=subsets,
                 judge=args.judge, asr=args.asr, mos=args.mos, emotion=args.emotion, protocol=args.protocol,
-                limit=args.limit, concurrency=args.concurrency, latency_concurrency=args.latency_concurrency,
+                limit=args.limit, concurrency=default_concurrency(args.system, args.concurrency), latency_concurrency=args.latency_concurrency,
                 executor=args.executor,
                 ray_address=args.ray_address, max_reply_tokens=default_reply_cap(args.system, args.max_reply_tokens),
                 max_attempts=args.max_attempts, request_timeout=args.timeout,
