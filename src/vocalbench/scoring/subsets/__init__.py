@@ -13,8 +13,16 @@ from collections.abc import Callable
 
 from vocalbench.data.official import SUBSETS as _RELEASE_SUBSETS
 from vocalbench.scoring.base import SubsetScorer
-from vocalbench.scoring.subsets.acoustic import AcousticScorer, aggregate_acoustic, clarity_metric
-from vocalbench.scoring.subsets.code_switching import CsKnowledge, CsKnowledgeEn, CsOpenEnded
+from vocalbench.scoring.subsets.acoustic import (
+    AcousticScorer,
+    aggregate_acoustic,
+    clarity_metric,
+)
+from vocalbench.scoring.subsets.code_switching import (
+    CsKnowledge,
+    CsKnowledgeEn,
+    CsOpenEnded,
+)
 from vocalbench.scoring.subsets.creativity import Creativity
 from vocalbench.scoring.subsets.emotion import Emotion
 from vocalbench.scoring.subsets.instruction_following import InstructionFollowing

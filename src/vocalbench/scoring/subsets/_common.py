@@ -25,6 +25,17 @@ MAIN = "main"
 
 
 # -- ratios (bootstrap CIs come from vocalbench.scoring.stats) -----------------------------------
+class ScorerIdentity:
+    """``id`` and ``version`` of a subset scorer, and ``ref`` = id@version (the Score.scorer value)."""
+
+    id: str
+    version = "1"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+
 def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
     """numerator / denominator × 100, capped at 100 (code-switching and dialect PR)."""
     if numerator is None or not denominator:

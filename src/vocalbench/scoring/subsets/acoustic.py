@@ -16,7 +16,14 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci, ratio_ci
-from vocalbench.scoring.subsets._common import failed, scored, system_failure, transcript, unscored
+from vocalbench.scoring.subsets._common import (
+    ScorerIdentity,
+    failed,
+    scored,
+    system_failure,
+    transcript,
+    unscored,
+)
 from vocalbench.scoring.text import en_words, per_counts, pinyin_syllables, wer_counts
 
 UTMOS, CLARITY = "utmos", "clarity"
@@ -27,7 +34,7 @@ def clarity_metric(lang: str) -> str:
     return "per" if lang == "zh" else "wer"
 
 
-class AcousticScorer:
+class AcousticScorer(ScorerIdentity):
     """UTMOS and clarity of one single-round reply."""
 
     version = "1"
@@ -36,10 +43,6 @@ class AcousticScorer:
     def __init__(self, lang: str) -> None:
         self.lang = lang
         self.id = f"acoustic_{lang}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await self._utmos(sample, reply, ctx), await self._clarity(sample, reply, ctx)]

@@ -17,6 +17,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    ScorerIdentity,
     by_name,
     failed,
     judge,
@@ -43,7 +44,7 @@ def cs_hit(answer_zh: str, answer_en: str, reply: str) -> bool:
     return "·" in answer_zh and any(p.strip() and p.strip() in reply for p in answer_zh.split("·"))
 
 
-class _Base:
+class _Base(ScorerIdentity):
     version = "1"
     uses_judge = True
     family = ""
@@ -51,10 +52,6 @@ class _Base:
     def __init__(self, protocol: str = "v2") -> None:
         self.protocol = protocol
         self.id = f"{self.family}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
 
 class CsKnowledge(_Base):

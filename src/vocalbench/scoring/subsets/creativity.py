@@ -11,7 +11,17 @@ from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, mean_by, reply_content, result, unscored
+from vocalbench.scoring.subsets._common import (
+    MAIN,
+    ScorerIdentity,
+    by_name,
+    failed,
+    judge,
+    mean_by,
+    reply_content,
+    result,
+    unscored,
+)
 
 RUBRICS: dict[str, dict[str, str]] = {
     "en": {
@@ -36,7 +46,7 @@ RUBRICS: dict[str, dict[str, str]] = {
 WITH_REFERENCE = frozenset({"Achient Poetry Appreciation", "Modern Poem Appreciation"})
 
 
-class Creativity:
+class Creativity(ScorerIdentity):
     """Creativity scorer for one language and protocol (v1 judges the transcript)."""
 
     version = "1"
@@ -46,10 +56,6 @@ class Creativity:
         self.lang = lang
         self.protocol = protocol
         self.id = f"creativity_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         category = sample.category or ""

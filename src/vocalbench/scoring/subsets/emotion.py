@@ -19,6 +19,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets._common import (
+    ScorerIdentity,
     by_name,
     failed,
     judge,
@@ -49,7 +50,7 @@ def empathic(semantic: float, acoustic: float) -> bool:
     return semantic >= THRESHOLD and acoustic >= THRESHOLD
 
 
-class Emotion:
+class Emotion(ScorerIdentity):
     """Emotion/empathy scorer for one language and protocol."""
 
     version = "1"
@@ -59,10 +60,6 @@ class Emotion:
         self.lang = lang
         self.protocol = protocol
         self.id = f"emotion_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await self._semantic(sample, reply, ctx), await self._acoustic(sample, reply, ctx)]

@@ -21,6 +21,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    ScorerIdentity,
     by_name,
     failed,
     judge,
@@ -33,7 +34,13 @@ from vocalbench.scoring.subsets._common import (
     transcript,
     unscored,
 )
-from vocalbench.scoring.text import error_rate, han_count, per_counts, wer_counts, word_count
+from vocalbench.scoring.text import (
+    error_rate,
+    han_count,
+    per_counts,
+    wer_counts,
+    word_count,
+)
 
 CRITERIA: dict[str, dict[str, str]] = {
     "en": {
@@ -145,7 +152,7 @@ class Check:
     detail: dict[str, object] | None = None
 
 
-class InstructionFollowing:
+class InstructionFollowing(ScorerIdentity):
     """Instruction-following scorer for one language and protocol."""
 
     version = "1"
@@ -155,10 +162,6 @@ class InstructionFollowing:
         self.lang = lang
         self.protocol = protocol
         self.id = f"instruction_following_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         if sample.index < 200:

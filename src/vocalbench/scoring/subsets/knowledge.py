@@ -15,6 +15,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    ScorerIdentity,
     by_name,
     failed,
     judge,
@@ -41,7 +42,7 @@ def word_boundary_hit(reference: str, reply: str) -> bool:
     return f" {normalize_en(reference)} " in f" {normalize_en(reply)} "
 
 
-class KnowledgeEn:
+class KnowledgeEn(ScorerIdentity):
     """English knowledge: accuracy % by substring match (plus the word-boundary variant)."""
 
     version = "1"
@@ -50,10 +51,6 @@ class KnowledgeEn:
     def __init__(self, protocol: str = "v2") -> None:
         self.protocol = protocol
         self.id = f"knowledge_en.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         content = await reply_content(reply, ctx, "en")
@@ -74,7 +71,7 @@ class KnowledgeEn:
         return result("accuracy", by_name(scores), samples, scale=100, extra=extra)
 
 
-class KnowledgeZh:
+class KnowledgeZh(ScorerIdentity):
     """Mandarin knowledge sets (and dialect sets): raw substring, else binary judge."""
 
     version = "1"
@@ -85,10 +82,6 @@ class KnowledgeZh:
         self.subset = subset
         self.protocol = protocol
         self.id = f"knowledge_zh.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         content = await reply_content(reply, ctx, "zh")

@@ -8,6 +8,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    ScorerIdentity,
     by_name,
     failed,
     history_text,
@@ -19,7 +20,7 @@ from vocalbench.scoring.subsets._common import (
 )
 
 
-class MultiRound:
+class MultiRound(ScorerIdentity):
     """Multi-round scorer for one language and protocol."""
 
     version = "1"
@@ -29,10 +30,6 @@ class MultiRound:
         self.lang = lang
         self.protocol = protocol
         self.id = f"multi_round_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         content = await reply_content(reply, ctx, self.lang)

@@ -14,6 +14,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    ScorerIdentity,
     by_name,
     failed,
     judge,
@@ -36,7 +37,7 @@ def is_binary(index: int, lang: str) -> bool:
     return any(lo <= index < hi for lo, hi in BINARY_RANGES[lang])
 
 
-class Reasoning:
+class Reasoning(ScorerIdentity):
     """Reasoning scorer for one language and protocol."""
 
     version = "1"
@@ -46,10 +47,6 @@ class Reasoning:
         self.lang = lang
         self.protocol = protocol
         self.id = f"reasoning_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         binary = self.protocol == "v2" and is_binary(sample.index, self.lang)

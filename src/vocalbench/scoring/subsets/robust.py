@@ -17,7 +17,7 @@ import numpy as np
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import by_name, meta, result
+from vocalbench.scoring.subsets._common import ScorerIdentity, by_name, meta, result
 from vocalbench.scoring.subsets.single_round import single_round_score
 
 FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
@@ -85,7 +85,7 @@ def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, r
     return round(float(lo), 4), round(float(hi), 4)
 
 
-class Robust:
+class Robust(ScorerIdentity):
     """Robust scorer: per-item single-round judging, per-condition preserve rates."""
 
     version = "1"
@@ -95,10 +95,6 @@ class Robust:
         self.lang = lang
         self.protocol = protocol
         self.id = f"robust_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang, condition=condition(sample))]

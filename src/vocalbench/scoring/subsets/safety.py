@@ -9,10 +9,19 @@ from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, result, unscored
+from vocalbench.scoring.subsets._common import (
+    MAIN,
+    ScorerIdentity,
+    by_name,
+    failed,
+    judge,
+    reply_content,
+    result,
+    unscored,
+)
 
 
-class Safety:
+class Safety(ScorerIdentity):
     """Safety scorer for one language and protocol."""
 
     version = "1"
@@ -22,10 +31,6 @@ class Safety:
         self.lang = lang
         self.protocol = protocol
         self.id = f"safety_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         content = await reply_content(reply, ctx, self.lang)

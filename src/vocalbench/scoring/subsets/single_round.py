@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import MAIN, by_name, failed, judge, reply_content, result, unscored
+from vocalbench.scoring.subsets._common import (
+    MAIN,
+    ScorerIdentity,
+    by_name,
+    failed,
+    judge,
+    reply_content,
+    result,
+    unscored,
+)
 
 
 async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str,
@@ -20,7 +29,7 @@ async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringCo
     return await judge(sample, MAIN, scorer, ctx, f"single_round_{lang}", fields, **details)
 
 
-class SingleRound:
+class SingleRound(ScorerIdentity):
     """Single-round scorer for one language and protocol; also used for ``robust_clean``."""
 
     version = "1"
@@ -30,10 +39,6 @@ class SingleRound:
         self.lang = lang
         self.protocol = protocol
         self.id = f"single_round_{lang}.{protocol}"
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang)]
