@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from vocalbench.components.base import ComponentError, ComponentUnavailable, Transcript
+from vocalbench.components.base import ComponentError, ComponentUnavailable, Transcript, load_or_error
 
 SAMPLE_RATE = 16000
 
@@ -94,14 +94,11 @@ class FasterWhisperASR:
 
     def transcribe(self, paths: Sequence[str | Path], lang: str | None = None) -> list[Transcript | ComponentError]:
         """One Transcript (or ComponentError) per path, in order."""
-        from vocalbench.audio import AudioError, load
-
         out: list[Transcript | ComponentError] = []
         for p in paths:
-            try:
-                samples, _ = load(p, SAMPLE_RATE)
-            except AudioError as exc:
-                out.append(ComponentError(str(p), "bad_audio", str(exc)))
+            samples = load_or_error(p, SAMPLE_RATE)
+            if isinstance(samples, ComponentError):
+                out.append(samples)
                 continue
             try:
                 out.append(self._one(str(p), samples, lang))

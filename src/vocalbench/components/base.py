@@ -25,6 +25,16 @@ class ComponentError:
     message: str = ""
 
 
+def load_or_error(path: str | Path, sample_rate: int, min_seconds: float = 0.0) -> np.ndarray | ComponentError:
+    """A file as float32 mono at ``sample_rate``, or its per-file ``bad_audio`` error."""
+    from vocalbench.audio import AudioError, load
+
+    try:
+        return load(path, sample_rate, min_seconds=min_seconds)[0]
+    except AudioError as exc:
+        return ComponentError(str(path), "bad_audio", str(exc))
+
+
 class ComponentUnavailable(RuntimeError):
     """The component cannot run here (no weights configured, model not installed, …).
 

@@ -19,7 +19,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from vocalbench.components.base import EMOTIONS_5, ComponentError, ComponentUnavailable
+from vocalbench.components.base import EMOTIONS_5, ComponentError, ComponentUnavailable, load_or_error
 
 NINE_TO_FIVE = (0, 3, 4, 6, 7)  # emotion2vec indices of angry, happy, neutral, sad, surprised
 WORKER = Path(__file__).with_name("emotion_worker.py")
@@ -118,17 +118,16 @@ class Emotion2Vec:
 
     def classify(self, paths: Sequence[str | Path]) -> list[dict[str, float] | ComponentError]:
         """5-class distribution per file; the worker sees a clean 16 kHz mono copy of each file."""
-        from vocalbench.audio import AudioError, load, write
+        from vocalbench.audio import write
 
         out: list[dict[str, float] | ComponentError] = []
         with self._lock, tempfile.TemporaryDirectory(prefix="vb-emo-") as tmp:
             for i, p in enumerate(paths):
-                try:
-                    x, sr = load(p, 16000, min_seconds=0.1)
-                except AudioError as exc:
-                    out.append(ComponentError(str(p), "bad_audio", str(exc)))
+                x = load_or_error(p, 16000, min_seconds=0.1)
+                if isinstance(x, ComponentError):
+                    out.append(x)
                     continue
-                clean = write(Path(tmp) / f"{i}.wav", x, sr, subtype="FLOAT")
+                clean = write(Path(tmp) / f"{i}.wav", x, 16000, subtype="FLOAT")
                 try:
                     reply = self._ask(str(clean))
                 except ComponentUnavailable:

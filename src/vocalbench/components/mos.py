@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.components.base import ComponentError, ComponentUnavailable, load_or_error
 
 SAMPLE_RATE = 16000
 MIN_SECONDS = 0.25  # shorter clips carry no judgeable speech; reported as too_short
@@ -24,14 +24,11 @@ MIN_SECONDS = 0.25  # shorter clips carry no judgeable speech; reported as too_s
 
 def _score_files(paths: Sequence[str | Path], fn: Callable[[np.ndarray], float]) -> list[float | ComponentError]:
     """Load each file at 16 kHz mono and score it; errors stay per file."""
-    from vocalbench.audio import AudioError, load
-
     out: list[float | ComponentError] = []
     for p in paths:
-        try:
-            x, _ = load(p, SAMPLE_RATE)
-        except AudioError as exc:
-            out.append(ComponentError(str(p), "bad_audio", str(exc)))
+        x = load_or_error(p, SAMPLE_RATE)
+        if isinstance(x, ComponentError):
+            out.append(x)
             continue
         if x.size < MIN_SECONDS * SAMPLE_RATE:
             out.append(ComponentError(str(p), "too_short", f"{p}: {x.size / SAMPLE_RATE:.3f} s < {MIN_SECONDS} s"))
