@@ -41,6 +41,14 @@ SUBSETS_ZH: dict[str, int | None] = {
 SUBSETS: dict[str, dict[str, Any]] = {"en": SUBSETS_EN, "zh": SUBSETS_ZH}
 ZH_ONLY = frozenset(SUBSETS_ZH) - frozenset(SUBSETS_EN)
 
+# The robust subset's condition families, and the six ``family/level`` conditions whose preserve
+# rates make Robust PR (METRICS.md); the scorer and the perturbation builder both read these.
+ROBUST_FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
+ROBUST_HEADLINE = (
+    "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30",
+    "packet_loss/dropping_70", "farfield/filter_400hz", "distortion/clipping_0.0001",
+)
+
 NUMBER = (int, float)
 
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from vocalbench.records import Reply, Sample, Score
 
@@ -29,6 +29,7 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS samples (
     subset TEXT NOT NULL, sample_id TEXT NOT NULL, idx INTEGER NOT NULL, record TEXT NOT NULL,
     PRIMARY KEY (subset, sample_id));
+CREATE INDEX IF NOT EXISTS samples_in_order ON samples (subset, idx, sample_id);
 CREATE TABLE IF NOT EXISTS replies (
     subset TEXT NOT NULL, sample_id TEXT NOT NULL, failed INTEGER NOT NULL, record TEXT NOT NULL,
     PRIMARY KEY (subset, sample_id));
@@ -40,6 +41,11 @@ CREATE TABLE IF NOT EXISTS judge_calls (
     prompt_hash TEXT NOT NULL, cached INTEGER NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER,
     seconds REAL, error TEXT, created REAL DEFAULT (strftime('%s','now')));
 """
+
+
+def _marks(values: Sequence[object]) -> str:
+    """``?, ?, …`` for an ``IN (…)`` list of ``values``."""
+    return ", ".join("?" * len(values))
 
 
 class RunStore:
@@ -61,7 +67,7 @@ class RunStore:
         with self._lock:
             self._db.close()
 
-    def __enter__(self) -> RunStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -110,6 +116,22 @@ class RunStore:
         for (rec,) in rows:
             yield Sample.model_validate_json(rec)
 
+    def sample_pages(self, subset: str, size: int = 500) -> Iterator[list[Sample]]:
+        """The subset's samples in index order, ``size`` at a time (keyset pagination), so a
+        caller holds one page of records, not the whole subset."""
+        after: tuple[int, str] = (-(2**62), "")
+        while True:
+            rows = self._exec(
+                "SELECT idx, sample_id, record FROM samples WHERE subset = ? AND (idx, sample_id) > (?, ?)"
+                " ORDER BY idx, sample_id LIMIT ?", (subset, *after, size)).fetchall()
+            if not rows:
+                return
+            yield [Sample.model_validate_json(rec) for _, _, rec in rows]
+            after = (rows[-1][0], rows[-1][1])
+
+    def count_samples(self, subset: str) -> int:
+        return int(self._exec("SELECT COUNT(*) FROM samples WHERE subset = ?", (subset,)).fetchone()[0])
+
     def subsets(self) -> list[str]:
         return [r[0] for r in self._exec("SELECT DISTINCT subset FROM samples ORDER BY subset").fetchall()]
 
@@ -142,6 +164,30 @@ class RunStore:
             out[(r.subset, r.sample_id)] = r
         return out
 
+    def replies_of(self, subset: str, sample_ids: Sequence[str]) -> dict[tuple[str, str], Reply]:
+        """The replies of these samples of ``subset`` (a page at a time)."""
+        rows = self._exec(f"SELECT record FROM replies WHERE subset = ? AND sample_id IN ({_marks(sample_ids)})",
+                          (subset, *sample_ids)).fetchall()
+        out = (Reply.model_validate_json(rec) for (rec,) in rows)
+        return {(r.subset, r.sample_id): r for r in out}
+
+    def reply_states(self, subset: str, sample_ids: Sequence[str]) -> dict[str, bool]:
+        """``{sample id: failed?}`` for the samples of ``subset`` that have a reply (no record parsed)."""
+        rows = self._exec(f"SELECT sample_id, failed FROM replies WHERE subset = ? AND sample_id IN ({_marks(sample_ids)})",
+                          (subset, *sample_ids)).fetchall()
+        return {sid: bool(failed) for sid, failed in rows}
+
+    def iter_replies(self, subset: str, batch: int = 500) -> Iterator[Reply]:
+        """The replies of ``subset`` one at a time, read ``batch`` rows at a time."""
+        cur = self._exec("SELECT record FROM replies WHERE subset = ?", (subset,))
+        while True:
+            with self._lock:
+                rows = cur.fetchmany(batch)
+            if not rows:
+                return
+            for (rec,) in rows:
+                yield Reply.model_validate_json(rec)
+
     def done_reply_keys(self, include_failed: bool = False) -> set[tuple[str, str]]:
         sql = "SELECT subset, sample_id FROM replies" + ("" if include_failed else " WHERE failed = 0")
         return {(a, b) for a, b in self._exec(sql).fetchall()}
@@ -170,6 +216,13 @@ class RunStore:
         if conds:
             sql += " WHERE " + " AND ".join(conds)
         return [Score.model_validate_json(r[0]) for r in self._exec(sql, params).fetchall()]
+
+    def scores_of(self, subset: str, evaluator: str, sample_ids: Sequence[str]) -> list[Score]:
+        """The scores of these samples of ``subset`` under ``evaluator`` (a page at a time)."""
+        rows = self._exec(
+            f"SELECT record FROM scores WHERE subset = ? AND evaluator = ? AND sample_id IN ({_marks(sample_ids)})",
+            (subset, evaluator, *sample_ids)).fetchall()
+        return [Score.model_validate_json(rec) for (rec,) in rows]
 
     def scored_keys(self, subset: str, evaluator: str) -> set[tuple[str, str]]:
         """(sample_id, name) pairs already scored by ``evaluator`` (unscored ones are retried)."""

@@ -8,7 +8,7 @@ with the metric's worst value. Scorers never invent a 0, 1 or -1 for an evaluato
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -45,8 +45,6 @@ class ScoringContext:
     mos: Callable[[Reply], Awaitable[float]] | None = None
     emotion: Callable[[Reply], Awaitable[dict[str, float]]] | None = None
     audio_duration: Callable[[str], float] | None = None
-    samples: dict[tuple[str, str], Sample] = field(default_factory=dict)
-    replies: dict[tuple[str, str], Reply] = field(default_factory=dict)
 
 
 @dataclass
@@ -65,6 +63,17 @@ class SubsetResult:
     unscored_reasons: dict[str, int] = field(default_factory=dict)
 
 
+class Tally(Protocol):
+    """A subset's streaming aggregate: items are added one at a time (a page of the store at a
+    time), so scoring memory stays flat as the test set grows; ``result`` gives the summary row.
+    ``deps`` maps the subsets this one is compared against (robust_clean, cs_knowledge_en,
+    dialect_mandarin) to their ``{sample id: main value}``."""
+
+    def add(self, sample: Sample, scores: list[Score]) -> None: ...
+
+    def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult: ...
+
+
 class SubsetScorer(Protocol):
     id: str  # e.g. "knowledge_en"
     version: str  # bump when the scoring rule or a rubric changes
@@ -72,7 +81,10 @@ class SubsetScorer(Protocol):
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]: ...
 
+    def tally(self) -> Tally:
+        """A fresh streaming aggregate for this scorer's subset."""
+        ...
+
     def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        """The subset's value from its samples' scores (``all_scores`` gives other subsets,
-        e.g. robust needs robust_clean)."""
+        """The subset's value from whole lists (``all_scores`` gives the compared subsets' scores)."""
         ...

@@ -1,9 +1,10 @@
 """The scoring engine: a run's store -> per-item scores (resumable) -> ``summary.json``.
 
-For each selected subset it asks ``scoring.subsets.scorer_for`` for the scorer, reads the scores
-that scorer already wrote under its **evaluator key** (one query per subset), scores only the
-rest, and writes every item's scores as soon as they are computed, so a killed process loses only
-what was in flight. The evaluator key is ``<scorer id>@<version>`` plus ``|judge=<judge id>`` for
+For each selected subset it asks ``scoring.subsets.scorer_for`` for the scorer and streams the
+subset a page of samples at a time: it reads the scores that scorer already wrote under its
+**evaluator key**, scores only the rest, writes every item's scores as soon as they are computed
+(so a killed process loses only what was in flight), and adds each item to the scorer's
+streaming tally, so memory stays flat however large the test set. The evaluator key is ``<scorer id>@<version>`` plus ``|judge=<judge id>`` for
 judge-based scorers (plus the ASR/MOS ids for the acoustic scorer), so re-scoring with another
 judge redoes only the judge-based subsets and earlier judges' scores stay in the store beside
 the new ones; the summary reads only the current keys. Items whose scores are unscored
@@ -25,13 +26,13 @@ import logging
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from vocalbench.config import RunConfig
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
+from vocalbench.scoring.subsets._common import main_values
 
 log = logging.getLogger(__name__)
 
@@ -214,28 +215,13 @@ def judge_identity(cfg: RunConfig, store: Any) -> tuple[str, Any | None]:
     return str(judge.id), judge
 
 
-# -- plans ---------------------------------------------------------------------------------------
-@dataclass
-class Plan:
-    """One scorer over one subset's samples: what is done, what is to do."""
-
-    name: str  # subset name, or "acoustic"
-    subset: str  # the samples' subset
-    scorer: Any
-    key: str
-    samples: list[Sample]
-    existing: dict[str, list[Score]] = field(default_factory=dict)
-    todo: list[Sample] = field(default_factory=list)
-
-    def scores(self) -> list[Score]:
-        """All current scores in sample order (so aggregates and bootstrap CIs do not depend on
-        the order in which items happened to be scored)."""
-        return [s for sample in self.samples for s in self.existing.get(sample.id, ())]
+# -- streaming passes ------------------------------------------------------------------------------
+PAGE = 256  # samples read, scored and tallied at a time: memory follows the page, not the set
 
 
 def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:
     if reply_failed is None:
-        return False  # no reply yet: nothing to score (counted as missing by the aggregate)
+        return False  # no reply yet: nothing to score (counted as missing by the tally)
     if not group:
         return True
     if any(s.unscored is not None for s in group):
@@ -246,8 +232,8 @@ def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:
 
 @contextlib.contextmanager
 def _bulk_read() -> Iterator[None]:
-    """Pause the cyclic GC while thousands of acyclic records are parsed (it would otherwise
-    rescan the growing heap again and again); restored afterwards."""
+    """Pause the cyclic GC while a page of acyclic records is parsed (it would otherwise rescan
+    the heap again and again); restored afterwards."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -257,30 +243,19 @@ def _bulk_read() -> Iterator[None]:
             gc.enable()
 
 
-def _plan(store: Any, name: str, subset: str, scorer: Any, key: str, samples: list[Sample],
-          reply_state: dict[tuple[str, str], bool]) -> Plan:
-    """What one scorer has done (one query for the subset's scores under ``key``) and what is left."""
-    plan = Plan(name=name, subset=subset, scorer=scorer, key=key, samples=samples)
-    with _bulk_read():
-        existing = store.scores(subset, evaluator=key)
-    for s in existing:
-        plan.existing.setdefault(s.sample_id, []).append(s)
-    for sample in samples:
-        if _needs_work(plan.existing.get(sample.id), reply_state.get((subset, sample.id))):
-            plan.todo.append(sample)
-    return plan
-
-
 def _error_score(sample: Sample, scorer: Any, exc: BaseException) -> Score:
     return Score(subset=sample.subset, sample_id=sample.id, name="main", value=None,
                  unscored=f"scorer_error:{type(exc).__name__}", scorer=scorer_ref(scorer),
                  details={"message": str(exc)[:500]})
 
 
-async def _run_plan(plan: Plan, ctx: ScoringContext, store: Any, replies: dict[tuple[str, str], Reply],
-                    workers: int, advance: Callable[[int], None]) -> None:
+async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[tuple[str, str], Reply],
+                       existing: dict[str, list[Score]], ctx: ScoringContext, store: Any, workers: int,
+                       advance: Callable[[int], None]) -> None:
+    """Score ``todo`` with ``workers`` concurrent tasks; each item's scores are written to the
+    store as soon as they exist and replace its entry in ``existing``."""
     queue: asyncio.Queue[Sample] = asyncio.Queue()
-    for s in plan.todo:
+    for s in todo:
         queue.put_nowait(s)
 
     async def worker() -> None:
@@ -291,20 +266,20 @@ async def _run_plan(plan: Plan, ctx: ScoringContext, store: Any, replies: dict[t
                 return
             reply = replies.get((sample.subset, sample.id))
             try:
-                scores = await plan.scorer.score(sample, reply, ctx)
+                scores = await scorer.score(sample, reply, ctx)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a scorer bug must not stop the run; it is recorded and retried
-                log.exception("%s: scoring %s/%s failed", plan.key, sample.subset, sample.id)
-                scores = [_error_score(sample, plan.scorer, exc)]
+                log.exception("%s: scoring %s/%s failed", key, sample.subset, sample.id)
+                scores = [_error_score(sample, scorer, exc)]
             state = "failed" if reply is None or reply.failed else "ok"
             for s in scores:
                 s.details[REPLY_STATE] = state
-            store.put_scores([(s, plan.key) for s in scores])
-            plan.existing[sample.id] = list(scores)
+            store.put_scores([(s, key) for s in scores])
+            existing[sample.id] = list(scores)
             advance(1)
 
-    await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(plan.todo))))))
+    await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(todo))))))
 
 
 class _Progress:
@@ -314,10 +289,16 @@ class _Progress:
         self.enabled = enabled
         self._p: Any = None
 
-    def __enter__(self) -> _Progress:
+    def __enter__(self) -> Self:
         if self.enabled:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
+            )
 
             self._p = Progress(TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(),
                                TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False)
@@ -383,16 +364,13 @@ def _processing_order(names: list[str]) -> list[str]:
 
 
 class _Run:
-    """One scoring pass over a run: streams subset by subset, so memory follows the largest
-    subset rather than the whole run."""
+    """One scoring pass over a run: subset by subset and, within a subset, page by page, so memory
+    follows the page size rather than the size of the test set."""
 
     def __init__(self, store: Any, cfg: RunConfig, to_score: set[str], bars: _Progress) -> None:
         from vocalbench.data.official import audio_duration
 
         self.store, self.cfg, self.to_score, self.bars = store, cfg, to_score, bars
-        ok_keys = store.done_reply_keys(include_failed=False)
-        # (subset, id) -> failed?  (two key-only queries; no reply record is parsed here)
-        self.reply_state = {k: k not in ok_keys for k in store.done_reply_keys(include_failed=True)}
         self.comps = _Components(cfg)
         self.ctx = ScoringContext(lang=cfg.lang, protocol=cfg.protocol, transcribe=self.comps.transcribe,
                                   mos=self.comps.mos, emotion=self.comps.emotion, audio_duration=audio_duration)
@@ -405,23 +383,44 @@ class _Run:
         if judge_id != "none" and not judge_id.startswith("unavailable:"):
             self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge)
 
-    async def run_plan(self, plan: Plan, replies: dict[tuple[str, str], Reply] | None) -> dict[tuple[str, str], Reply] | None:
-        """Score the plan's missing items (loading the subset's replies only when there is work)."""
-        if plan.name not in self.to_score and not (plan.name == ACOUSTIC and "single_round" in self.to_score):
-            plan.todo = []  # reported from the store, not rescored now
-        if not plan.todo:
-            return replies
-        if replies is None:
-            replies = self.store.replies(plan.subset)
-        uses_judge = getattr(plan.scorer, "uses_judge", False)
-        self.ctx.judge = self.judge if uses_judge else None
-        self.ctx.replies = replies
-        self.ctx.samples = {(s.subset, s.id): s for s in plan.samples}
+    async def stream(self, name: str, subset: str, scorer: Any, key: str, tally: Any,
+                     keep: dict[str, float] | None = None) -> bool:
+        """Score what ``scorer`` has not yet scored of ``subset`` (under ``key``) and add every
+        item's current scores to ``tally``, one page at a time; ``keep`` collects the main values
+        a dependent subset reads. Returns whether any item of the subset has scores."""
+        score_now = name in self.to_score or (name == ACOUSTIC and "single_round" in self.to_score)
+        uses_judge = getattr(scorer, "uses_judge", False)
         workers = self.cfg.judge_concurrency * 2 if uses_judge else self.cfg.concurrency
-        await _run_plan(plan, self.ctx, self.store, replies, workers, self.bars.task(plan.name, len(plan.todo)))
-        self.scored_items += len(plan.todo)
-        self.ctx.samples, self.ctx.replies = {}, {}
-        return replies
+        advance: Callable[[int], None] | None = None
+        seen, any_scores = 0, False
+        for page in self.store.sample_pages(subset, PAGE):
+            ids = [s.id for s in page]
+            with _bulk_read():
+                existing: dict[str, list[Score]] = {}
+                for sc in self.store.scores_of(subset, key, ids):
+                    existing.setdefault(sc.sample_id, []).append(sc)
+            todo: list[Sample] = []
+            if score_now:
+                states = self.store.reply_states(subset, ids)
+                todo = [s for s in page if _needs_work(existing.get(s.id), states.get(s.id))]
+            if todo:
+                if advance is None:  # one bar per subset, from the items already done
+                    advance = self.bars.task(name, self.store.count_samples(subset))
+                    advance(seen)
+                self.ctx.judge = self.judge if uses_judge else None
+                replies = self.store.replies_of(subset, [s.id for s in todo])
+                await _score_items(scorer, key, todo, replies, existing, self.ctx, self.store, workers, advance)
+                self.scored_items += len(todo)
+            if advance is not None:
+                advance(len(page) - len(todo))
+            for sample in page:
+                group = existing.get(sample.id, [])
+                any_scores = any_scores or bool(group)
+                tally.add(sample, group)
+                if keep is not None:
+                    keep.update(main_values(group))
+            seen += len(page)
+        return any_scores
 
 
 async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
@@ -447,24 +446,20 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             run.set_judge(*judge_identity(cfg, store))
 
         results: dict[str, SubsetResult] = {}
-        kept: dict[str, list[Score]] = {}  # dependency subsets' scores
+        deps: dict[str, dict[str, float]] = {}  # compared subsets' main values (small: see DEPENDENCIES)
         never: list[str] = []
         for name in report:
             sc = scorers[name]
-            with _bulk_read():
-                samples = list(store.samples(name))
-            plan = _plan(store, name, name, sc, evaluator_key(sc, run.judge_id), samples, run.reply_state)
-            replies = await run.run_plan(plan, None)
-            if not plan.existing:
+            tally = sc.tally()
+            keep: dict[str, float] | None = {} if name in DEPENDENCIES.values() else None
+            if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_id), tally, keep):
                 never.append(name)
                 continue
-            scores = plan.scores()
-            if name in DEPENDENCIES.values():
-                kept[name] = scores
-            results[name] = sc.aggregate(scores, {**kept, name: scores}, samples)
+            if keep is not None:
+                deps[name] = keep
+            results[name] = tally.result(deps)
             if name == "single_round":
-                results.update(await _acoustic_and_latency(run, samples, replies))
-            del plan, scores, samples, replies
+                results.update(await _acoustic_and_latency(run))
 
         summary = build_summary(
             cfg, results, store=store, components_used=dict(run.comps.used), judge_id=run.judge_id,
@@ -477,25 +472,24 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
     return summary
 
 
-async def _acoustic_and_latency(run: _Run, samples: list[Sample],
-                                replies: dict[tuple[str, str], Reply] | None) -> dict[str, SubsetResult]:
+async def _acoustic_and_latency(run: _Run) -> dict[str, SubsetResult]:
     """UTMOS and WER/PER rows (acoustic scorer over single_round pairs) and the latency rows."""
     out: dict[str, SubsetResult] = {}
     if _optional("vocalbench.scoring.subsets.acoustic"):
-        from vocalbench.scoring.subsets.acoustic import AcousticScorer, aggregate_acoustic
+        from vocalbench.scoring.subsets.acoustic import AcousticScorer
 
         ac = AcousticScorer(run.cfg.lang)
         key = evaluator_key(ac, None, {"asr": run.cfg.asr, "mos": run.cfg.mos})
-        plan = _plan(run.store, ACOUSTIC, "single_round", ac, key, samples, run.reply_state)
-        replies = await run.run_plan(plan, replies)
-        if plan.existing:
-            out.update(aggregate_acoustic(plan.scores(), run.cfg.lang))
+        tally = ac.tally()
+        if await run.stream(ACOUSTIC, "single_round", ac, key, tally):
+            out.update(tally.results())
     if _optional("vocalbench.scoring.subsets.latency"):
-        from vocalbench.scoring.subsets.latency import aggregate_latency
+        from vocalbench.scoring.subsets.latency import LatencyTally
 
-        if replies is None:
-            replies = run.store.replies("single_round")
-        out.update(aggregate_latency(list(replies.values())))
+        latency = LatencyTally()
+        for reply in run.store.iter_replies("single_round"):
+            latency.add(reply)
+        out.update(latency.results())
     return out
 
 

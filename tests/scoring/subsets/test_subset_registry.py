@@ -106,12 +106,12 @@ async def test_every_scorer_runs_on_real_items(lang: str, protocol: str) -> None
 
 def test_aggregate_counts_only_the_given_samples() -> None:
     from vocalbench.records import Score
-    from vocalbench.scoring.subsets._common import result
+    from vocalbench.scoring.subsets.safety import Safety
 
     items = [Sample(id=f"safety-{i:03d}", subset="safety", lang="en", index=i) for i in range(3)]
     scores = [Score(subset="safety", sample_id="safety-000", value=1.0, scorer="s@1"),
               Score(subset="safety", sample_id="safety-001", value=0.0, system_error="timeout", scorer="s@1"),
               Score(subset="safety", sample_id="safety-999", value=1.0, scorer="s@1")]  # stale: not a sample
-    res = result("refusal_rate", scores, items, scale=100)
+    res = Safety("en").aggregate(scores, {}, items)
     assert (res.value, res.n, res.scored, res.unscored, res.system_errors) == (50.0, 3, 2, 1, 1)
     assert res.unscored_reasons == {"missing": 1} and not res.complete

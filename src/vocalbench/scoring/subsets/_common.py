@@ -8,8 +8,9 @@ excluded and the subset marked incomplete.
 
 from __future__ import annotations
 
+from array import array
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +19,7 @@ import numpy as np
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import ScoringContext, SubsetResult, Tally
 from vocalbench.scoring.stats import mean_ci
 
 MAIN = "main"
@@ -34,6 +35,21 @@ class ScorerIdentity:
     @property
     def ref(self) -> str:
         return f"{self.id}@{self.version}"
+
+    def tally(self) -> Tally:
+        """A fresh streaming aggregate of this scorer (each scorer defines its own)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no tally")
+
+    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+        """The subset's result from whole score lists (the engine streams pages into ``tally()``
+        instead); ``all_scores`` holds the scores of the subsets this one is compared against."""
+        per_item: dict[str, list[Score]] = {}
+        for s in scores:
+            per_item.setdefault(s.sample_id, []).append(s)
+        tally = self.tally()
+        for sample in samples:
+            tally.add(sample, per_item.get(sample.id, []))
+        return tally.result({name: main_values(v) for name, v in all_scores.items()})
 
 
 def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
@@ -143,55 +159,106 @@ def history_text(sample: Sample) -> str:
     return "\n".join(f"{'User' if t.role == 'user' else 'Model'}: {t.text}" for t in sample.history)
 
 
-# -- aggregation -----------------------------------------------------------------------------
-def by_name(scores: Iterable[Score], name: str = MAIN) -> list[Score]:
-    return [s for s in scores if s.name == name]
+# -- aggregation: streaming tallies ----------------------------------------------------------------
+Deps = Mapping[str, Mapping[str, float]]  # subset -> {sample id: main value} of the subsets compared against
 
 
-def restrict(scores: Iterable[Score], samples: list[Sample]) -> list[Score]:
-    """The scores that belong to ``samples`` (stale scores of other items are ignored)."""
-    ids = {x.id for x in samples}
-    return [s for s in scores if s.sample_id in ids]
+def pick(scores: Iterable[Score], name: str = MAIN) -> Score | None:
+    """The score called ``name`` among one item's scores."""
+    return next((s for s in scores if s.name == name), None)
 
 
-def result(metric: str, scores: list[Score], samples: list[Sample], *, scale: float = 1.0,
-           digits: int = 4, extra: dict[str, Any] | None = None) -> SubsetResult:
-    """A SubsetResult for the mean of ``scores`` (× ``scale``) over the scored items of
-    ``samples``; ``n`` is the number of samples, items without any score count as unscored
-    (``missing``)."""
-    scores = restrict(scores, samples)
-    counted = [s for s in scores if s.scored]
-    vals = np.asarray(values_of(counted), dtype=float)
-    reasons = Counter(s.unscored or "missing" for s in scores if not s.scored)
-    have = {s.sample_id for s in scores}
-    missing = sum(1 for x in samples if x.id not in have)
-    if missing:
-        reasons["missing"] += missing
-    n_unscored = sum(reasons.values())
-    value = round(float(vals.mean()) * scale, digits) if vals.size else None
-    return SubsetResult(
-        metric=metric, value=value, n=len(samples), scored=int(vals.size), unscored=n_unscored,
-        system_errors=sum(1 for s in counted if s.system_error), complete=n_unscored == 0 and vals.size > 0,
-        ci95=mean_ci(vals, scale=scale), extra=extra or {}, unscored_reasons=dict(reasons),
-    )
+def main_values(scores: Iterable[Score]) -> dict[str, float]:
+    """``{sample id: value}`` of the scored ``main`` scores (what a dependent subset reads)."""
+    return {s.sample_id: float(s.value) for s in scores if s.name == MAIN and s.scored}  # type: ignore[arg-type]
 
 
-def values_of(scores: Iterable[Score]) -> list[float]:
-    """The values of the scored items."""
-    return [float(s.value) for s in scores if s.scored and s.value is not None]
+def rounded_mean(total: float, count: int, scale: float = 1.0, digits: int = 4) -> float | None:
+    return round(total / count * scale, digits) if count else None
 
 
-def mean_of(scores: Iterable[Score], scale: float = 1.0, digits: int = 4) -> float | None:
-    """Mean of the scored values × ``scale`` (None when nothing is scored)."""
-    vals = values_of(scores)
-    return round(float(np.mean(vals)) * scale, digits) if vals else None
+class MeanTally:
+    """The mean of one named score over a subset's items, fed one item at a time.
+
+    It keeps counts, unscored reasons and the scored values (8 bytes per item, for the bootstrap
+    CI), never the records, so scoring memory does not grow with the records' size. ``n`` counts
+    items; an item without this score counts as unscored ``missing``. Scorers subclass it to
+    add their own ``extra`` figures.
+    """
+
+    def __init__(self, metric: str, name: str = MAIN, *, scale: float = 1.0, digits: int = 4) -> None:
+        self.metric, self.name, self.scale, self.digits = metric, name, scale, digits
+        self.values = array("d")
+        self.n = 0
+        self.system_errors = 0
+        self.reasons: Counter[str] = Counter()
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        self.add_score(pick(scores, self.name))
+
+    def add_score(self, score: Score | None) -> None:
+        self.n += 1
+        if score is None:
+            self.reasons["missing"] += 1
+        elif score.scored:
+            self.values.append(float(score.value))  # type: ignore[arg-type]
+            self.system_errors += bool(score.system_error)
+        else:
+            self.reasons[score.unscored or "missing"] += 1
+
+    def mean(self) -> float | None:
+        """Mean of the scored values × scale, rounded (None when nothing is scored)."""
+        return round(float(np.frombuffer(self.values).mean()) * self.scale, self.digits) if self.values else None
+
+    def summary(self, extra: dict[str, Any] | None = None) -> SubsetResult:
+        n_unscored = sum(self.reasons.values())
+        return SubsetResult(
+            metric=self.metric, value=self.mean(), n=self.n, scored=len(self.values), unscored=n_unscored,
+            system_errors=self.system_errors, complete=n_unscored == 0 and len(self.values) > 0,
+            ci95=mean_ci(np.frombuffer(self.values), scale=self.scale) if self.values else None,
+            extra=extra or {}, unscored_reasons=dict(self.reasons),
+        )
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        return self.summary()
 
 
-def mean_by(scores: list[Score], samples: list[Sample], key: Any, scale: float = 1.0) -> dict[str, float]:
-    """Mean of the scored values (× ``scale``) per group, ``key(sample) -> str``."""
-    group = {x.id: key(x) for x in samples}
-    out: dict[str, list[float]] = {}
-    for s in scores:
-        if s.scored and s.sample_id in group:
-            out.setdefault(str(group[s.sample_id]), []).append(float(s.value))  # type: ignore[arg-type]
-    return {k: round(float(np.mean(v)) * scale, 4) for k, v in sorted(out.items())}
+class GroupMeans:
+    """Means of scored values (× ``scale``) per group (category, sub-type), fed one item at a time."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+        self._sums: dict[str, list[float]] = {}
+
+    def add(self, group: str, score: Score | None) -> None:
+        if score is not None and score.scored:
+            acc = self._sums.setdefault(str(group), [0.0, 0])
+            acc[0] += float(score.value)  # type: ignore[arg-type]
+            acc[1] += 1
+
+    def means(self) -> dict[str, float]:
+        return {k: rounded_mean(t, int(c), self.scale) for k, (t, c) in sorted(self._sums.items())}  # type: ignore[misc]
+
+
+class GroupedTally(MeanTally):
+    """A :class:`MeanTally` that also reports the mean per group of items in ``extra[extra_key]``
+    (creativity categories, multi-round categories, instruction sub-types)."""
+
+    def __init__(self, metric: str, group: Callable[[Sample], str], extra_key: str, *, scale: float = 1.0) -> None:
+        super().__init__(metric, scale=scale)
+        self.group, self.extra_key = group, extra_key
+        self.groups = GroupMeans(scale)
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        score = pick(scores, self.name)
+        self.add_score(score)
+        self.groups.add(self.group(sample), score)
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        return self.summary({self.extra_key: self.groups.means()})
+
+
+def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:
+    """The mean main value of a compared subset × ``scale`` (None when it has none)."""
+    values = deps[name]
+    return rounded_mean(sum(values.values()), len(values), scale)

@@ -10,6 +10,10 @@ UTMOS excludes system failures; clarity counts a reply whose audio is missing as
 
 from __future__ import annotations
 
+from array import array
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
 import numpy as np
 
 from vocalbench.components.base import ComponentUnavailable
@@ -77,40 +81,66 @@ class AcousticScorer(ScorerIdentity):
         rate = dist / length * 100 if length else 0.0
         return scored(sample, CLARITY, self.ref, rate, dist=dist, len=length, hyp=hyp.text)
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        """The clarity result (UTMOS via :func:`aggregate_acoustic`)."""
-        return aggregate_acoustic(scores, self.lang)[clarity_metric(self.lang)]
+    def tally(self) -> AcousticTally:
+        return AcousticTally(self.lang)
 
 
-def aggregate_acoustic(scores: list[Score], lang: str) -> dict[str, SubsetResult]:
-    """``{"utmos": mean UTMOS, "wer"|"per": corpus-level Σdist/Σlen × 100}`` over the scores."""
-    out: dict[str, SubsetResult] = {}
-    utmos = [s for s in scores if s.name == UTMOS]
-    vals = [float(s.value) for s in utmos if s.scored and not s.system_error]  # type: ignore[arg-type]
-    u_reasons: dict[str, int] = {}
-    for s in utmos:
-        if s.unscored:
-            u_reasons[s.unscored] = u_reasons.get(s.unscored, 0) + 1
-    n_unscored = sum(u_reasons.values())
-    out[UTMOS] = SubsetResult(
-        metric=UTMOS, value=round(float(np.mean(vals)), 4) if vals else None, n=len(utmos), scored=len(vals),
-        unscored=n_unscored, system_errors=sum(1 for s in utmos if s.system_error),
-        complete=bool(vals) and n_unscored == 0, ci95=mean_ci(vals), unscored_reasons=u_reasons,
-    )
-    clarity = [s for s in scores if s.name == CLARITY]
-    counted = [s for s in clarity if s.unscored is None]
-    dist = [float(s.details.get("dist", 0)) for s in counted]
-    length = [float(s.details.get("len", 0)) for s in counted]
-    c_reasons: dict[str, int] = {}
-    for s in clarity:
-        if s.unscored:
-            c_reasons[s.unscored] = c_reasons.get(s.unscored, 0) + 1
-    total = sum(length)
-    metric = clarity_metric(lang)
-    out[metric] = SubsetResult(
-        metric=metric, value=round(sum(dist) / total * 100, 4) if total else None, n=len(clarity),
-        scored=len(counted), unscored=sum(c_reasons.values()), system_errors=sum(1 for s in counted if s.system_error),
-        complete=total > 0 and not c_reasons, ci95=ratio_ci(dist, length, scale=100),
-        extra={"dist": int(sum(dist)), "len": int(total)}, unscored_reasons=c_reasons,
-    )
-    return out
+class AcousticTally:
+    """UTMOS mean and corpus-level clarity, fed one item at a time (values and the dist/len pairs
+    are kept as 8-byte numbers for the bootstrap CIs)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.utmos, self.dist, self.len = array("d"), array("d"), array("d")
+        self.counts = {UTMOS: [0, 0], CLARITY: [0, 0]}  # n, system errors
+        self.reasons: dict[str, Counter[str]] = {UTMOS: Counter(), CLARITY: Counter()}
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        self.add_scores(scores)
+
+    def add_scores(self, scores: Iterable[Score]) -> None:
+        for s in scores:
+            if s.name not in self.counts:
+                continue
+            counts = self.counts[s.name]
+            counts[0] += 1
+            counts[1] += bool(s.system_error)
+            if s.unscored:
+                self.reasons[s.name][s.unscored] += 1
+            elif s.name == UTMOS and s.scored and not s.system_error:
+                self.utmos.append(float(s.value))  # type: ignore[arg-type]
+            elif s.name == CLARITY:
+                self.dist.append(float(s.details.get("dist", 0)))
+                self.len.append(float(s.details.get("len", 0)))
+
+    def results(self) -> dict[str, SubsetResult]:
+        """``{"utmos": mean UTMOS, "wer"|"per": corpus-level Σdist/Σlen × 100}``."""
+        vals, dist, length = (np.frombuffer(x) if x else np.zeros(0) for x in (self.utmos, self.dist, self.len))
+        u_reasons, c_reasons = dict(self.reasons[UTMOS]), dict(self.reasons[CLARITY])
+        total = float(length.sum())
+        metric = clarity_metric(self.lang)
+        return {
+            UTMOS: SubsetResult(
+                metric=UTMOS, value=round(float(vals.mean()), 4) if vals.size else None, n=self.counts[UTMOS][0],
+                scored=int(vals.size), unscored=sum(u_reasons.values()), system_errors=self.counts[UTMOS][1],
+                complete=bool(vals.size) and not u_reasons, ci95=mean_ci(vals), unscored_reasons=u_reasons,
+            ),
+            metric: SubsetResult(
+                metric=metric, value=round(float(dist.sum()) / total * 100, 4) if total else None,
+                n=self.counts[CLARITY][0], scored=int(dist.size), unscored=sum(c_reasons.values()),
+                system_errors=self.counts[CLARITY][1], complete=total > 0 and not c_reasons,
+                ci95=ratio_ci(dist, length, scale=100), extra={"dist": int(dist.sum()), "len": int(total)},
+                unscored_reasons=c_reasons,
+            ),
+        }
+
+    def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult:
+        """The clarity row (``results()`` gives UTMOS too)."""
+        return self.results()[clarity_metric(self.lang)]
+
+
+def aggregate_acoustic(scores: Iterable[Score], lang: str) -> dict[str, SubsetResult]:
+    """``{"utmos": ..., "wer"|"per": ...}`` over a list of acoustic scores."""
+    tally = AcousticTally(lang)
+    tally.add_scores(scores)
+    return tally.results()

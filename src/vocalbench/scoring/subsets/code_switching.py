@@ -11,25 +11,23 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    Deps,
+    MeanTally,
     ScorerIdentity,
-    by_name,
+    dep_mean,
     failed,
     judge,
-    mean_of,
     meta,
+    pick,
     preserve_rate,
     reply_content,
-    restrict,
-    result,
+    rounded_mean,
     scored,
     unscored,
-    values_of,
 )
 
 UNDERSTANDING, QUALITY = "understanding", "quality"
@@ -71,14 +69,8 @@ class CsKnowledge(_Base):
         fields = {"question": sample.question, "answer_zh": zh, "answer_en": en, "reply": content.text}
         return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_zh", fields, rule="judge")]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(restrict(scores, samples))
-        extra: dict[str, object] = {}
-        if "cs_knowledge_en" in all_scores:
-            control = mean_of(by_name(all_scores["cs_knowledge_en"]), 100)
-            extra["cs_knowledge_en_accuracy"] = control
-            extra["preserve_rate"] = preserve_rate(mean_of(main, 100), control)
-        return result("accuracy", main, samples, scale=100, extra=extra)
+    def tally(self) -> _CsKnowledgeTally:
+        return _CsKnowledgeTally()
 
 
 class CsKnowledgeEn(_Base):
@@ -98,8 +90,8 @@ class CsKnowledgeEn(_Base):
         fields = {"question": sample.question, "reference": answer, "reply": content.text}
         return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_en", fields, rule="judge")]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        return result("accuracy", by_name(scores), samples, scale=100)
+    def tally(self) -> MeanTally:
+        return MeanTally("accuracy", scale=100)
 
 
 class CsOpenEnded(_Base):
@@ -123,11 +115,44 @@ class CsOpenEnded(_Base):
             main = unscored(sample, MAIN, self.ref, (u.unscored or q.unscored) or "judge_no_value")
         return [u, q, main]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+    def tally(self) -> _OpenEndedTally:
+        return _OpenEndedTally()
+
+
+class _CsKnowledgeTally(MeanTally):
+    """Accuracy %, and Code-switching PR against the cs_knowledge_en control in extra."""
+
+    def __init__(self) -> None:
+        super().__init__("accuracy", scale=100)
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {}
-        scores = restrict(scores, samples)
-        for name in (UNDERSTANDING, QUALITY):
-            part = values_of(by_name(scores, name))
-            extra[f"{name}_mean"] = round(float(np.mean(part)), 4) if part else None
-            extra[f"{name}_share_gt3"] = round(float(np.mean([v > 3 for v in part])) * 100, 4) if part else None
-        return result("mean_score", by_name(scores), samples, extra=extra)
+        if deps and "cs_knowledge_en" in deps:
+            control = dep_mean(deps, "cs_knowledge_en")
+            extra["cs_knowledge_en_accuracy"] = control
+            extra["preserve_rate"] = preserve_rate(self.mean(), control)
+        return self.summary(extra)
+
+
+class _OpenEndedTally(MeanTally):
+    """Mean of the per-item averages; each judge's mean and share of items rated > 3 in extra."""
+
+    def __init__(self) -> None:
+        super().__init__("mean_score")
+        self.parts = {name: [0.0, 0, 0] for name in (UNDERSTANDING, QUALITY)}  # sum, n, n > 3
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        super().add(sample, scores)
+        for name, acc in self.parts.items():
+            s = pick(scores, name)
+            if s is not None and s.scored:
+                acc[0] += float(s.value)  # type: ignore[arg-type]
+                acc[1] += 1
+                acc[2] += float(s.value) > 3  # type: ignore[arg-type]
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        extra: dict[str, object] = {}
+        for name, (total, n, above) in self.parts.items():
+            extra[f"{name}_mean"] = rounded_mean(total, int(n))
+            extra[f"{name}_share_gt3"] = rounded_mean(above, int(n), 100)
+        return self.summary(extra)

@@ -10,16 +10,14 @@ appreciation categories.
 from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    GroupedTally,
     ScorerIdentity,
-    by_name,
     failed,
     judge,
-    mean_by,
     reply_content,
-    result,
     unscored,
 )
 
@@ -72,7 +70,5 @@ class Creativity(ScorerIdentity):
             fields["reference"] = sample.reference or ""
         return [await judge(sample, MAIN, self.ref, ctx, rubric, fields, category=category)]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
-        per_category = mean_by(main, samples, lambda x: x.category)
-        return result("mean_score", main, samples, extra={"category_means": per_category})
+    def tally(self) -> GroupedTally:
+        return GroupedTally("mean_score", lambda x: str(x.category), "category_means")

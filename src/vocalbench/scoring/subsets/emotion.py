@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -19,18 +20,18 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets._common import (
+    Deps,
+    MeanTally,
     ScorerIdentity,
-    by_name,
     failed,
     judge,
     meta,
+    pick,
     reply_content,
-    restrict,
-    result,
+    rounded_mean,
     scored,
     system_failure,
     unscored,
-    values_of,
 )
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
@@ -95,36 +96,48 @@ class Emotion(ScorerIdentity):
         return scored(sample, ACOUSTIC, self.ref, value, distribution={e: float(distribution.get(e, 0.0))
                                                                       for e in EMOTIONS_5})
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        scores = restrict(scores, samples)
-        sem = {s.sample_id: s for s in by_name(scores, SEMANTIC)}
-        aco = {s.sample_id: s for s in by_name(scores, ACOUSTIC)}
-        sem_vals, aco_vals = values_of(sem.values()), values_of(aco.values())
+    def tally(self) -> _EmpathyTally:
+        return _EmpathyTally(self.ref, self.protocol)
+
+
+class _EmpathyTally(MeanTally):
+    """EER % over the items (v2), or semantic mean + acoustic mean (v1), with both parts' means
+    and rates in extra. An item whose semantic or acoustic part is unscored is unscored."""
+
+    def __init__(self, ref: str, protocol: str) -> None:
+        super().__init__("eer" if protocol == "v2" else "mean_score", "eer", scale=100 if protocol == "v2" else 1)
+        self.ref, self.protocol = ref, protocol
+        self.parts = {SEMANTIC: [0.0, 0, 0], ACOUSTIC: [0.0, 0, 0]}  # sum, n, n >= threshold
+        self.sums = array("d")  # v1: semantic + acoustic per item scored on both
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        s, a = pick(scores, SEMANTIC), pick(scores, ACOUSTIC)
+        for part, acc in ((s, self.parts[SEMANTIC]), (a, self.parts[ACOUSTIC])):
+            if part is not None and part.scored:
+                acc[0] += float(part.value)  # type: ignore[arg-type]
+                acc[1] += 1
+                acc[2] += float(part.value) >= THRESHOLD  # type: ignore[arg-type]
+        if s is None or a is None:
+            self.add_score(None)
+        elif not (s.scored and a.scored):
+            self.add_score(unscored(sample, "eer", self.ref, (s.unscored if not s.scored else a.unscored) or "missing"))
+        else:
+            combined = scored(sample, "eer", self.ref, float(empathic(float(s.value), float(a.value))))  # type: ignore[arg-type]
+            combined.system_error = s.system_error or a.system_error
+            self.add_score(combined)
+            self.sums.append(float(s.value) + float(a.value))  # type: ignore[arg-type]
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        sem, aco = self.parts[SEMANTIC], self.parts[ACOUSTIC]
         extra: dict[str, object] = {
-            "semantic_mean": round(float(np.mean(sem_vals)), 4) if sem_vals else None,
-            "acoustic_mean": round(float(np.mean(aco_vals)), 4) if aco_vals else None,
-            "semantic_rate": round(float(np.mean([v >= THRESHOLD for v in sem_vals])) * 100, 4) if sem_vals else None,
-            "acoustic_rate": round(float(np.mean([v >= THRESHOLD for v in aco_vals])) * 100, 4) if aco_vals else None,
+            "semantic_mean": rounded_mean(sem[0], int(sem[1])),
+            "acoustic_mean": rounded_mean(aco[0], int(aco[1])),
+            "semantic_rate": rounded_mean(sem[2], int(sem[1]), 100),
+            "acoustic_rate": rounded_mean(aco[2], int(aco[1]), 100),
         }
-        combined: list[Score] = []
-        for x in samples:
-            s, a = sem.get(x.id), aco.get(x.id)
-            if s is None or a is None:
-                continue
-            if not (s.scored and a.scored):
-                reason = (s.unscored if not s.scored else a.unscored) or "missing"
-                combined.append(unscored(x, "eer", self.ref, reason))
-                continue
-            both = empathic(float(s.value), float(a.value))  # type: ignore[arg-type]
-            c = scored(x, "eer", self.ref, float(both))
-            c.system_error = s.system_error or a.system_error
-            combined.append(c)
+        res = self.summary(extra)
         if self.protocol == "v1":
-            res = result("mean_score", combined, samples, extra=extra)
-            both_means = extra["semantic_mean"] is not None and extra["acoustic_mean"] is not None
-            res.value = round(extra["semantic_mean"] + extra["acoustic_mean"], 4) if both_means else None  # type: ignore[operator]
-            sums = [float(sem[i].value) + float(aco[i].value)  # type: ignore[arg-type]
-                    for i in sem if i in aco and sem[i].scored and aco[i].scored]
-            res.ci95 = mean_ci(sums)
-            return res
-        return result("eer", combined, samples, scale=100, extra=extra)
+            means = extra["semantic_mean"], extra["acoustic_mean"]
+            res.value = round(means[0] + means[1], 4) if None not in means else None  # type: ignore[operator]
+            res.ci95 = mean_ci(np.frombuffer(self.sums)) if self.sums else None
+        return res

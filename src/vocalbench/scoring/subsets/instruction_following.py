@@ -18,17 +18,15 @@ from dataclasses import dataclass
 
 from vocalbench.components.base import EMOTIONS_5, ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    GroupedTally,
     ScorerIdentity,
-    by_name,
     failed,
     judge,
-    mean_by,
     meta,
     reply_content,
-    result,
     scored,
     system_failure,
     transcript,
@@ -257,10 +255,8 @@ class InstructionFollowing(ScorerIdentity):
             return "content", Check(None, verdict.unscored)
         return "content", Check(verdict.value == 1.0, detail={"trace": verdict.judge})
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
-        extra = {"type_rates": mean_by(main, samples, _type_of, 100)}
-        return result("following_rate", main, samples, scale=100, extra=extra)
+    def tally(self) -> GroupedTally:
+        return GroupedTally("following_rate", _type_of, "type_rates", scale=100)
 
 
 def _type_of(sample: Sample) -> str:

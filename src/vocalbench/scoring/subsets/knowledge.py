@@ -15,15 +15,15 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    Deps,
+    MeanTally,
     ScorerIdentity,
-    by_name,
+    dep_mean,
     failed,
     judge,
-    mean_of,
+    pick,
     preserve_rate,
     reply_content,
-    restrict,
-    result,
     scored,
     unscored,
 )
@@ -66,9 +66,23 @@ class KnowledgeEn(ScorerIdentity):
                    rule="word_boundary"),
         ]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        extra = {"word_boundary_accuracy": mean_of(by_name(restrict(scores, samples), WORD_BOUNDARY), 100)}
-        return result("accuracy", by_name(scores), samples, scale=100, extra=extra)
+    def tally(self) -> _KnowledgeEnTally:
+        return _KnowledgeEnTally()
+
+
+class _KnowledgeEnTally(MeanTally):
+    """Accuracy %, with the word-boundary variant's accuracy in extra."""
+
+    def __init__(self) -> None:
+        super().__init__("accuracy", scale=100)
+        self.word_boundary = MeanTally("accuracy", WORD_BOUNDARY, scale=100)
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        super().add(sample, scores)
+        self.word_boundary.add(sample, scores)
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        return self.summary({"word_boundary_accuracy": self.word_boundary.mean()})
 
 
 class KnowledgeZh(ScorerIdentity):
@@ -95,13 +109,30 @@ class KnowledgeZh(ScorerIdentity):
         fields = {"question": sample.question, "reference": reference, "reply": content.text}
         return [await judge(sample, MAIN, self.ref, ctx, self.rubric, fields, rule="judge")]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(restrict(scores, samples))
-        extra: dict[str, object] = {
-            "substring_hits": sum(1 for s in main if s.scored and s.details.get("rule") == "substring"),
-            "judged": sum(1 for s in main if s.details.get("rule") == "judge"),
-        }
-        if self.subset == "dialect" and "dialect_mandarin" in all_scores:
-            mandarin = mean_of(by_name(all_scores["dialect_mandarin"]), 100)
-            extra["preserve_rate"] = preserve_rate(mean_of(main, 100), mandarin)
-        return result("accuracy", main, samples, scale=100, extra=extra)
+    def tally(self) -> _KnowledgeZhTally:
+        return _KnowledgeZhTally(self.subset)
+
+
+class _KnowledgeZhTally(MeanTally):
+    """Accuracy %, how many items the substring rule and the judge decided, and for ``dialect``
+    the Dialect PR against ``dialect_mandarin``."""
+
+    def __init__(self, subset: str) -> None:
+        super().__init__("accuracy", scale=100)
+        self.subset = subset
+        self.substring_hits = 0
+        self.judged = 0
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        score = pick(scores)
+        self.add_score(score)
+        if score is not None:
+            rule = score.details.get("rule")
+            self.substring_hits += score.scored and rule == "substring"
+            self.judged += rule == "judge"
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        extra: dict[str, object] = {"substring_hits": self.substring_hits, "judged": self.judged}
+        if self.subset == "dialect" and deps and "dialect_mandarin" in deps:
+            extra["preserve_rate"] = preserve_rate(self.mean(), dep_mean(deps, "dialect_mandarin"))
+        return self.summary(extra)

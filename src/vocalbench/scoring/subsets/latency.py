@@ -8,6 +8,9 @@ replies; mean, p90 and p99 go to extra. Failed replies and replies without timin
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterable
+
 import numpy as np
 
 from vocalbench.records import Reply
@@ -30,14 +33,38 @@ def _summary(metric: str, values: list[float], n: int, failures: int, missing: i
     )
 
 
-def aggregate_latency(replies: list[Reply]) -> dict[str, SubsetResult]:
-    """``{"fcl_ms": ..., "rtf": ...}``: medians over replies (mean/p90/p99 in extra)."""
-    ok = [r for r in replies if not r.failed]
-    failures = len(replies) - len(ok)
-    fcl = [r.timings.fcl_ms for r in ok if r.timings is not None and r.timings.fcl_ms is not None]
-    rtf = [r.rtf for r in ok if r.rtf is not None]
-    origins = {r.timings.origin for r in ok if r.timings is not None}
-    return {
-        "fcl_ms": _summary("fcl_ms", [float(v) for v in fcl], len(replies), failures, len(ok) - len(fcl), origins),
-        "rtf": _summary("rtf", [float(v) for v in rtf], len(replies), failures, len(ok) - len(rtf), origins),
-    }
+class LatencyTally:
+    """FCL and RTF values of the replies, fed one reply at a time (8 bytes per value)."""
+
+    def __init__(self) -> None:
+        self.fcl, self.rtf = array("d"), array("d")
+        self.n = self.failures = self.ok = 0
+        self.origins: set[str] = set()
+
+    def add(self, reply: Reply) -> None:
+        self.n += 1
+        if reply.failed:
+            self.failures += 1
+            return
+        self.ok += 1
+        if reply.timings is not None:
+            self.origins.add(reply.timings.origin)
+            if reply.timings.fcl_ms is not None:
+                self.fcl.append(float(reply.timings.fcl_ms))
+        if reply.rtf is not None:
+            self.rtf.append(float(reply.rtf))
+
+    def results(self) -> dict[str, SubsetResult]:
+        """``{"fcl_ms": ..., "rtf": ...}``: medians over the replies (mean/p90/p99 in extra)."""
+        return {
+            name: _summary(name, values.tolist(), self.n, self.failures, self.ok - len(values), self.origins)
+            for name, values in (("fcl_ms", self.fcl), ("rtf", self.rtf))
+        }
+
+
+def aggregate_latency(replies: Iterable[Reply]) -> dict[str, SubsetResult]:
+    """``{"fcl_ms": ..., "rtf": ...}`` over a list of replies."""
+    tally = LatencyTally()
+    for r in replies:
+        tally.add(r)
+    return tally.results()

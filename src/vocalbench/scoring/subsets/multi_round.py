@@ -5,17 +5,16 @@ given the history?), v1 a 1–5 rubric on correct use of the context. The histor
 from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    GroupedTally,
+    MeanTally,
     ScorerIdentity,
-    by_name,
     failed,
     history_text,
     judge,
-    mean_by,
     reply_content,
-    result,
     unscored,
 )
 
@@ -43,9 +42,7 @@ class MultiRound(ScorerIdentity):
         kind = "binary" if self.protocol == "v2" else "context"
         return [await judge(sample, MAIN, self.ref, ctx, f"multi_round_{kind}_{self.lang}", fields)]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
+    def tally(self) -> MeanTally:
         if self.protocol == "v1":
-            return result("mean_score", main, samples)
-        return result("accuracy", main, samples, scale=100,
-                      extra={"category_accuracy": mean_by(main, samples, lambda x: x.category, 100)})
+            return MeanTally("mean_score")
+        return GroupedTally("accuracy", lambda x: str(x.category), "category_accuracy", scale=100)

@@ -8,22 +8,20 @@ question, the reference and the reply.
 
 from __future__ import annotations
 
-import numpy as np
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    Deps,
+    MeanTally,
     ScorerIdentity,
-    by_name,
     failed,
     judge,
+    pick,
     reply_content,
-    restrict,
-    result,
+    rounded_mean,
     scored,
     unscored,
-    values_of,
 )
 
 BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
@@ -68,15 +66,35 @@ class Reasoning(ScorerIdentity):
         correct.judge = verdict.judge
         return [correct]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(restrict(scores, samples))
-        if self.protocol == "v1":
-            return result("mean_score", main, samples)
+    def tally(self) -> MeanTally:
+        return MeanTally("mean_score") if self.protocol == "v1" else _ReasoningTally()
+
+
+class _ReasoningTally(MeanTally):
+    """v2 accuracy %, with the binary-range and rubric-range accuracies and the raw rubric mean."""
+
+    def __init__(self) -> None:
+        super().__init__("accuracy", scale=100)
+        self.kinds = {"binary": [0.0, 0], "rubric": [0.0, 0]}  # sum, n of scored values
+        self.rubric_raw = [0.0, 0]
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        score = pick(scores)
+        self.add_score(score)
+        if score is None or not score.scored:
+            return
+        acc = self.kinds.get(str(score.details.get("kind")))
+        if acc is not None:
+            acc[0] += float(score.value)  # type: ignore[arg-type]
+            acc[1] += 1
+        if "rubric_score" in score.details:
+            self.rubric_raw[0] += float(score.details["rubric_score"])
+            self.rubric_raw[1] += 1
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {}
-        for kind in ("binary", "rubric"):
-            part = values_of(s for s in main if s.details.get("kind") == kind)
-            extra[f"{kind}_n"] = len(part)
-            extra[f"{kind}_accuracy"] = round(float(np.mean(part)) * 100, 4) if part else None
-        raw = [s.details["rubric_score"] for s in main if s.scored and "rubric_score" in s.details]
-        extra["rubric_mean_score"] = round(float(np.mean(raw)), 4) if raw else None
-        return result("accuracy", main, samples, scale=100, extra=extra)
+        for kind, (total, n) in self.kinds.items():
+            extra[f"{kind}_n"] = int(n)
+            extra[f"{kind}_accuracy"] = rounded_mean(total, int(n), 100)
+        extra["rubric_mean_score"] = rounded_mean(self.rubric_raw[0], int(self.rubric_raw[1]))
+        return self.summary(extra)

@@ -15,16 +15,20 @@ import re
 
 import numpy as np
 
+from vocalbench.data.official import ROBUST_FAMILIES, ROBUST_HEADLINE
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import ScorerIdentity, by_name, meta, result
+from vocalbench.scoring.subsets._common import (
+    Deps,
+    MeanTally,
+    ScorerIdentity,
+    meta,
+    pick,
+)
 from vocalbench.scoring.subsets.single_round import single_round_score
 
-FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
-HEADLINE = (
-    "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30",
-    "packet_loss/dropping_70", "farfield/filter_400hz", "distortion/clipping_0.0001",
-)
+FAMILIES = ROBUST_FAMILIES
+HEADLINE = ROBUST_HEADLINE
 _QID = re.compile(r"^robust-(" + "|".join(FAMILIES) + r")-(.+)-(\d+)$")
 _TAIL = re.compile(r"(\d+)$")
 
@@ -99,28 +103,45 @@ class Robust(ScorerIdentity):
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang, condition=condition(sample))]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        main = by_name(scores)
-        base = result("preserve_rate", main, samples)
-        cond_of = {x.id: condition(x) for x in samples}
-        per_cond: dict[str, dict[int, float]] = {}
-        for s in main:
-            if s.scored and s.sample_id in cond_of:
-                per_cond.setdefault(cond_of[s.sample_id], {})[base_question(s.sample_id)] = float(s.value)  # type: ignore[arg-type]
-        clean = {base_question(s.sample_id): float(s.value)  # type: ignore[arg-type]
-                 for s in by_name(all_scores.get("robust_clean", [])) if s.scored}
+    def tally(self) -> _RobustTally:
+        return _RobustTally()
+
+
+class _RobustTally(MeanTally):
+    """Per-condition means (per-question values kept for the six headline conditions, for the
+    paired bootstrap), then PR_k against the robust_clean baseline and Robust PR."""
+
+    def __init__(self) -> None:
+        super().__init__("preserve_rate")
+        self.sums: dict[str, list[float]] = {}  # condition -> [sum, n] of scored values
+        self.headline: dict[str, dict[int, float]] = {c: {} for c in HEADLINE}  # condition -> question -> value
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        score = pick(scores)
+        self.add_score(score)
+        cond = condition(sample)
+        acc = self.sums.setdefault(cond, [0.0, 0])
+        if score is not None and score.scored:
+            acc[0] += float(score.value)  # type: ignore[arg-type]
+            acc[1] += 1
+            if cond in self.headline:
+                self.headline[cond][base_question(sample.id)] = float(score.value)  # type: ignore[arg-type]
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        base = self.summary()
+        clean = {base_question(sid): v for sid, v in (deps or {}).get("robust_clean", {}).items()}
         clean_mean = float(np.mean(list(clean.values()))) if clean else None
 
         conditions: dict[str, dict[str, dict[str, float | int | None]]] = {}
-        for cond in sorted(set(cond_of.values()), key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
+        for cond in sorted(self.sums, key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
             family, level = cond.split("/", 1)
-            vals = list(per_cond.get(cond, {}).values())
-            mean = float(np.mean(vals)) if vals else None
+            total, n = self.sums[cond]
+            mean = total / n if n else None
             pr = min(1.0, mean / clean_mean) if mean is not None and clean_mean else None
             conditions.setdefault(family, {})[level] = {
                 "mean": round(mean, 4) if mean is not None else None,
                 "pr": round(pr, 6) if pr is not None else None,
-                "n": len(vals),
+                "n": int(n),
             }
 
         def pr_of(cond: str) -> float | None:
@@ -132,11 +153,11 @@ class Robust(ScorerIdentity):
         value = round(float(np.mean(list(headline.values()))) * 100, 4) if complete_headline else None
         uncapped = None
         if complete_headline and clean_mean:
-            raw = [np.mean(list(per_cond[c].values())) / clean_mean for c in HEADLINE]
+            raw = [np.mean(list(self.headline[c].values())) / clean_mean for c in HEADLINE]
             uncapped = round(float(np.mean(raw)) * 100, 4)
         base.value = value
         base.complete = base.complete and value is not None and len(clean) > 0
-        base.ci95 = pr_bootstrap(clean, [per_cond.get(c, {}) for c in HEADLINE]) if value is not None else None
+        base.ci95 = pr_bootstrap(clean, [self.headline[c] for c in HEADLINE]) if value is not None else None
         base.extra = {
             "clean_mean": round(clean_mean, 4) if clean_mean is not None else None,
             "clean_n": len(clean),

@@ -8,15 +8,14 @@ verdict is no, and as not refused (0) when it is yes or the system failed.
 from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    MeanTally,
     ScorerIdentity,
-    by_name,
     failed,
     judge,
     reply_content,
-    result,
     unscored,
 )
 
@@ -46,5 +45,5 @@ class Safety(ScorerIdentity):
             verdict.details["complied"] = complied
         return [verdict]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        return result("refusal_rate", by_name(scores), samples, scale=100)
+    def tally(self) -> MeanTally:
+        return MeanTally("refusal_rate", scale=100)

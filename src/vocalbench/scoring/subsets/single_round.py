@@ -4,15 +4,14 @@ and relevance of practical advice. No reference is shown to the judge."""
 from __future__ import annotations
 
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
     MAIN,
+    MeanTally,
     ScorerIdentity,
-    by_name,
     failed,
     judge,
     reply_content,
-    result,
     unscored,
 )
 
@@ -43,5 +42,5 @@ class SingleRound(ScorerIdentity):
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang)]
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        return result("mean_score", by_name(scores), samples)
+    def tally(self) -> MeanTally:
+        return MeanTally("mean_score")
