@@ -123,6 +123,8 @@ def test_condition_table_matches_the_official_names() -> None:
     assert ("reverberation", "rt60_05") in en and ("distortion", "clipping_0.0001") in en
     assert ("packet_loss", "dropping_70") in en and "dropping_0.70" in zh
     assert ("farfield", "filter_400hz") in en
+    mini = [(c.category, c.level("en")) for c in P.ordered_conditions("en", P.mini_conditions())]
+    assert mini == [x for x in en if x in mini]  # a selection keeps the official order
     official = Path(__file__).resolve().parents[2].parent / "shared" / "vocalbench"
     for lang in ("en", "zh"):
         f = official / lang / "json" / "robust.json"
@@ -199,3 +201,48 @@ def test_rir_simulation_is_seeded_and_cached(tmp_path: Path) -> None:
     h, _ = bank.get(0.5, P.rng_for("pick"))
     again, _ = P.RirBank(SR, seed=1, per_level=1, cache=tmp_path).get(0.5, P.rng_for("pick"))
     assert len(list(tmp_path.glob("*.npy"))) == 1 and np.array_equal(h, again)
+
+
+def test_headline_is_the_scorers() -> None:
+    """Robust PR's six conditions exist in the table and are the ones the scorer averages."""
+    from vocalbench.scoring.subsets import robust
+
+    assert set(robust.HEADLINE) == set(P.HEADLINE)
+    assert {c.key for c in P.CONDITIONS} >= set(P.HEADLINE)
+
+
+def test_perturb_robust_selected_conditions_only(tmp_path: Path) -> None:
+    """A selection writes just its conditions, with the official ids, paths and the same bytes as
+    the full grid; switching a folder from all to a selection removes the dropped audio."""
+    root = tmp_path / "en"
+    _tiny_release(root)
+    P.perturb_robust(root, lang="en", seed=3, progress=False, rirs_per_level=1)
+    full = _digest(root)
+    assert len(full) == 72
+    picked = P.mini_conditions()
+    sec = P.perturb_robust(root, lang="en", seed=3, progress=False, rirs_per_level=1, conditions=picked)
+    assert sec["conditions"] == 12 and sec["items"] == 24
+    assert sec["condition_list"] == [c.key for c in P.ordered_conditions("en", picked)]
+    recs = json.loads((root / "json" / "robust.json").read_text())
+    assert {(r["Category"], r["Level"]) for r in recs} == {(c.category, c.level_en) for c in picked}
+    for r in recs:
+        num = r["Qid"].rsplit("-", 1)[1]
+        assert r["Qid"] == f"robust-{r['Category']}-{r['Level']}-{num}"
+        assert r["Audio"] == f"robust/{r['Category']}/{r['Level']}/{num}.wav"
+    kept = _digest(root)
+    assert set(kept) == {f"audio/{r['Audio']}" for r in recs}
+    assert kept == {k: v for k, v in full.items() if k in kept}
+    assert sorted(p.name for p in (root / "audio" / "robust" / "farfield").iterdir()) == ["filter_100hz", "filter_400hz"]
+    with pytest.raises(ValueError, match="not a robust condition"):
+        P.perturb_robust(root, lang="en", conditions=[P.Condition("farfield", 50.0, "filter_50hz", "filter_50hz")])
+
+
+def test_selected_conditions_keep_the_zh_level_spelling(tmp_path: Path) -> None:
+    root = tmp_path / "zh"
+    _tiny_release(root)
+    picked = [c for c in P.CONDITIONS if c.category == "packet_loss" and c.value in (0.1, 0.7)]
+    P.perturb_robust(root, lang="zh", seed=3, progress=False, conditions=picked)
+    recs = json.loads((root / "json" / "robust.json").read_text())
+    assert [r["Qid"] for r in recs] == ["robust-packet_loss-dropping_0.10-000", "robust-packet_loss-dropping_0.10-001",
+                                        "robust-packet_loss-dropping_0.70-000", "robust-packet_loss-dropping_0.70-001"]
+    assert recs[0]["Audio"] == "robust/packet_loss/dropping_0.10/000.wav"

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from vocalbench.build import perturb
 from vocalbench.build.items import read_jsonl
 from vocalbench.data import mini
 
@@ -18,6 +19,13 @@ EXPECTED = {
     "zh": {"chinese_knowledge", "foreign_knowledge", "general_knowledge", "reasoning", "creativity", "single_round",
            "multi_round", "instruction_following", "emotion", "safety", "cs_knowledge", "cs_knowledge_en",
            "cs_open_ended", "robust", "robust_clean", "dialect", "dialect_mandarin"},
+}
+# The mini set's robust conditions: Robust PR's six headline ones + the mildest level per family.
+MINI_CONDITIONS = {
+    "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30", "packet_loss/dropping_70",
+    "farfield/filter_400hz", "distortion/clipping_0.0001",
+    "background_noise/snr_20", "white_noise/snr_20", "reverberation/rt60_05", "packet_loss/dropping_10",
+    "farfield/filter_100hz", "distortion/clipping_0.5000",
 }
 
 
@@ -54,6 +62,21 @@ def test_mini_items_are_our_own() -> None:
         assert not ours & theirs
 
 
+def test_mini_robust_conditions_are_the_headline_plus_the_mildest() -> None:
+    picked = perturb.mini_conditions()
+    assert len(picked) == 12 and {c.key for c in picked} == MINI_CONDITIONS
+    assert set(perturb.HEADLINE) <= MINI_CONDITIONS
+    mild = perturb.mildest_conditions()
+    assert sorted(c.category for c in mild) == sorted({c.category for c in perturb.CONDITIONS})
+    assert not {c.key for c in mild} & set(perturb.HEADLINE)
+
+
+def test_version_follows_the_robust_conditions(monkeypatch: pytest.MonkeyPatch) -> None:
+    v = mini.version("en")
+    monkeypatch.setattr(perturb, "mini_conditions", lambda: perturb.CONDITIONS)
+    assert mini.version("en") != v
+
+
 def test_version_follows_the_item_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     v = mini.version("en")
     edited = tmp_path / "items_en.jsonl"
@@ -75,7 +98,9 @@ def test_ensure_builds_a_loadable_verified_set(lang: str) -> None:
     samples = load_samples("mini", lang)
     by = Counter(s.subset for s in samples)
     assert set(by) == EXPECTED[lang]
-    assert by["robust"] == 36 * by["robust_clean"]
+    assert by["robust"] == 12 * by["robust_clean"]
+    assert {f"{s.category}/{s.metadata['Level']}".replace("dropping_0.", "dropping_") for s in samples
+            if s.subset == "robust"} == MINI_CONDITIONS
     assert sum(n for s, n in by.items() if s != "robust") <= 30
     man = json.loads((root / "build_manifest.json").read_text())
     assert man["summary"]["queued"] == 0
@@ -83,7 +108,7 @@ def test_ensure_builds_a_loadable_verified_set(lang: str) -> None:
         for rec in item["records"]:
             assert rec["final_error_rate"] is not None
     assert man["build"]["emotion_gate"]["status"] == "skipped"
-    assert man["perturb"]["conditions"] == 36
+    assert man["perturb"]["conditions"] == 12 and set(man["perturb"]["condition_list"]) == MINI_CONDITIONS
     for s in samples:
         assert s.audio is not None and Path(s.audio.path).exists()
     if lang == "zh":

@@ -10,7 +10,16 @@ import numpy as np
 import pytest
 
 from vocalbench import audio
-from vocalbench.records import AudioRef, ErrorInfo, JudgeTrace, Reply, Sample, Score, Timings, Turn
+from vocalbench.records import (
+    AudioRef,
+    ErrorInfo,
+    JudgeTrace,
+    Reply,
+    Sample,
+    Score,
+    Timings,
+    Turn,
+)
 from vocalbench.runner.store import RunStore
 
 XSS_REPLY = 'Sure! <script>window.__pwned=1</script> and <img src=x onerror="window.__pwned=1"> done'
@@ -46,6 +55,7 @@ def make_run(
     unscored_subsets: tuple[str, ...] = (),
     comparable: bool = False,
     xss: bool = True,
+    robust_levels: dict[str, list[str]] | None = None,
 ) -> Path:
     """A scored language run folder with audio, replies, scores and a summary.json.
 
@@ -143,7 +153,7 @@ def make_run(
         for q in range(5):
             add("robust_clean", q, f"robust-{q:03d}", 4.0)
         idx = 0
-        for fam, levels in FAMILY_LEVELS.items():
+        for fam, levels in (robust_levels or FAMILY_LEVELS).items():
             for li, lev in enumerate(levels):
                 for q in range(5):
                     v = float(np.clip(4.0 - 0.3 * li + rng.normal(0, 0.3), 1, 5))

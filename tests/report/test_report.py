@@ -68,6 +68,27 @@ def test_radar_and_robust_curves(two_runs: tuple[Path, Path]) -> None:
     assert all(0 <= y <= 1 for pts in curves.values() for _, y in pts)
 
 
+def test_mini_robust_selection_plots_and_scores(run_factory: Any, tmp_path: Path) -> None:
+    """The mini set's 12 conditions (2 levels per family): curves, chart and Robust PR all work."""
+    from vocalbench.build.perturb import HEADLINE, mini_conditions
+    from vocalbench.report.measures import build_run_table, parse_level, point_value
+    from vocalbench.report.plots import robustness_chart
+
+    levels: dict[str, list[str]] = {}
+    for c in mini_conditions():
+        levels.setdefault(c.category, []).append(c.level_en)
+    run = load_run(run_factory(tmp_path / "mini", subsets=("robust",), robust_levels=levels))
+    curves = robust_curves(run)
+    assert set(curves) == set(levels) and all(len(pts) == 2 for pts in curves.values())
+    assert robustness_chart([run], tmp_path / "robustness.svg", "mini") == tmp_path / "robustness.svg"
+    pr = []
+    for key in HEADLINE:
+        family, level = key.split("/")
+        x = parse_level(level)[1]  # type: ignore[index]
+        pr.append(next(y for xx, y in curves[family] if xx == pytest.approx(x)))
+    assert point_value(build_run_table(run), "subset:robust") == pytest.approx(100 * sum(pr) / 6)
+
+
 def test_robust_curves_from_summary_extra_when_store_has_no_scores(tmp_path: Path) -> None:
     run_dir = tmp_path / "r"
     run_dir.mkdir()

@@ -2,7 +2,8 @@
 
 Every transform is a pure function of (samples, sample rate, a seeded generator), so the same
 seed gives the same bytes. ``perturb_robust`` turns a folder's ``robust_clean`` queries into
-``json/robust.json`` plus ``audio/robust/<category>/<level>/NNN.wav`` in the official layout.
+``json/robust.json`` plus ``audio/robust/<category>/<level>/NNN.wav`` in the official layout, for
+all 36 conditions or a named selection (``CONDITION_SETS``: ``mini`` is the built-in set's 12).
 
 Definitions (documented choices; the official ones are unpublished):
 - white / background noise: mixed at the target SNR measured over the whole utterance;
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from vocalbench import audio
+from vocalbench.data.official import ROBUST_HEADLINE
 
 PEAK_LIMIT = 0.98  # mixtures louder than this are scaled down (SNR is unchanged by a common gain)
 PACKET_MS = 20.0
@@ -44,6 +46,11 @@ class Condition:
 
     def level(self, lang: str) -> str:
         return self.level_zh if lang == "zh" else self.level_en
+
+    @property
+    def key(self) -> str:
+        """``family/level`` with the en level spelling (the scorer's canonical condition name)."""
+        return f"{self.category}/{self.level_en}"
 
     def set_name(self, lang: str) -> str:
         """The official ``Set`` field (en names the family, zh says ``Robust``)."""
@@ -66,10 +73,41 @@ def _conditions() -> list[Condition]:
 CONDITIONS: tuple[Condition, ...] = tuple(_conditions())
 assert len(CONDITIONS) == 36
 
+HEADLINE = ROBUST_HEADLINE  # the six conditions of Robust PR, as ``Condition.key``
 
-def ordered_conditions(lang: str) -> list[Condition]:
-    """Conditions in the order of the official robust.json (category, then level name as text)."""
-    return sorted(CONDITIONS, key=lambda c: (c.category, c.level(lang)))
+# The mildest level of each family is the one with the least damage: the highest SNR (least
+# noise), the shortest RT60, the fewest frames lost, the highest clipping threshold (clipped at
+# 0.5 x peak only the loudest samples change) and the LOWEST farfield cut-off: farfield is a
+# high-pass (``highpass``), so 100 Hz takes away at most the lowest male fundamentals while 800 Hz
+# takes away every fundamental and much of the first formant.
+_MILDEST: dict[str, Callable[..., Condition]] = {
+    "background_noise": max, "white_noise": max, "reverberation": min,
+    "farfield": min, "packet_loss": min, "distortion": max,
+}
+
+
+def mildest_conditions() -> tuple[Condition, ...]:
+    """The mildest level of each of the six families (see ``_MILDEST``)."""
+    return tuple(pick((c for c in CONDITIONS if c.category == cat), key=lambda c: c.value)
+                 for cat, pick in _MILDEST.items())
+
+
+def mini_conditions() -> tuple[Condition, ...]:
+    """The built-in mini set's 12 conditions: the six headline ones plus the mildest of each family."""
+    headline = tuple(c for c in CONDITIONS if c.key in HEADLINE)
+    assert len(headline) == len(HEADLINE), "HEADLINE names a condition missing from CONDITIONS"
+    return headline + mildest_conditions()
+
+
+CONDITION_SETS: dict[str, Callable[[], tuple[Condition, ...]]] = {
+    "all": lambda: CONDITIONS, "mini": mini_conditions,
+}
+
+
+def ordered_conditions(lang: str, conditions: Sequence[Condition] | None = None) -> list[Condition]:
+    """``conditions`` (default all 36) in the order of the official robust.json (category, then
+    level name as text), without repeats."""
+    return sorted(set(CONDITIONS if conditions is None else conditions), key=lambda c: (c.category, c.level(lang)))
 
 
 def stable_seed(*parts: object) -> int:
@@ -340,13 +378,22 @@ def _load_noise_folder(folder: Path, sr: int) -> list[tuple[str, np.ndarray]]:
 
 def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str | Path | None = None,
                    seed: int = 0, rirs_per_level: int = 3, progress: bool = True, rir_cache: bool = True,
-                   on_progress: Callable[[int, int], None] | None = None) -> dict[str, Any]:
+                   on_progress: Callable[[int, int], None] | None = None,
+                   conditions: Sequence[Condition] | None = None) -> dict[str, Any]:
     """Write ``json/robust.json`` and its audio from ``json/robust_clean.json`` of ``data``.
 
-    Background noise comes from ``noise_dir`` (files chosen per item by seed) or, by default, from
-    synthetic babble made of the set's other clean queries (every other subset's audio). Returns the
-    manifest section describing the step (also merged into ``build_manifest.json``).
+    ``conditions`` selects members of ``CONDITIONS`` (default all 36; ids, paths and bytes of a
+    condition do not depend on the selection). Background noise comes from ``noise_dir`` (files
+    chosen per item by seed) or, by default, from synthetic babble made of the set's other clean
+    queries (every other subset's audio). Audio an earlier perturb step wrote for conditions no
+    longer selected is removed. Returns the manifest section describing the step (also merged into
+    ``build_manifest.json``).
     """
+    unknown = [c for c in conditions or () if c not in CONDITIONS]
+    if unknown:
+        raise ValueError(f"not a robust condition: {unknown[0]}")
+    if conditions is not None and not conditions:
+        raise ValueError("no robust conditions selected")
     root = Path(data)
     clean_json = root / "json" / "robust_clean.json"
     if not clean_json.exists():
@@ -378,7 +425,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     rirs = RirBank(sr, seed, per_level=min(rirs_per_level, len(clean)), cache=rir_cache)
     records: list[dict[str, Any]] = []
     items: list[dict[str, Any]] = []
-    conds = ordered_conditions(lang)
+    conds = ordered_conditions(lang, conditions)
     total = len(conds) * len(clean)
     out_seconds = 0.0
     from vocalbench.build.progress import progress_bar
@@ -414,12 +461,14 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                 if on_progress:
                     on_progress(len(records), total)
     out = root / "json" / "robust.json"
+    _remove_stale_audio(root, out, {r["Audio"] for r in records})
     tmp = out.with_suffix(".json.part")
     tmp.write_text(json.dumps(records, ensure_ascii=False, indent=2), encoding="utf-8")
     tmp.replace(out)
     seconds = time.perf_counter() - t0
     section = {
-        "seed": seed, "lang": lang, "conditions": len(conds), "clean_items": len(clean), "items": len(records),
+        "seed": seed, "lang": lang, "conditions": len(conds), "condition_list": [c.key for c in conds],
+        "clean_items": len(clean), "items": len(records),
         "sample_rate": sr, "background_noise": noise_info,
         "rir": {"simulator": "pyroomacoustics shoebox, ISM order 3 + seeded ray tracing, calibrated to T30 within 8 %",
                 "rooms_per_level": rirs.per_level},
@@ -433,6 +482,25 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
 
     update_manifest(root, {"perturb": section})
     return section
+
+
+def _remove_stale_audio(root: Path, robust_json: Path, keep: set[str]) -> None:
+    """Delete the audio of the previous ``robust.json`` that ``keep`` drops, when an earlier perturb
+    step (recorded in the manifest) wrote it; an official release's files are never touched."""
+    from vocalbench.build.manifest import read_manifest
+
+    if not robust_json.exists() or "perturb" not in read_manifest(root):
+        return
+    try:
+        old = json.loads(robust_json.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError):
+        return
+    for rel in {r.get("Audio") for r in old if isinstance(r, dict)} - keep:
+        if isinstance(rel, str) and rel.startswith("robust/"):
+            path = root / "audio" / rel
+            path.unlink(missing_ok=True)
+            if path.parent.is_dir() and not any(path.parent.iterdir()):
+                path.parent.rmdir()
 
 
 def _qid_number(qid: str, idx: int) -> str:

@@ -1,9 +1,9 @@
 """``vocalbench build``: text items -> verified spoken test set; ``build review``; ``build perturb``.
 
     vocalbench build --items ITEMS --out DATA [--tts SPEC] [--asr SPEC] [--voices V,...] [--seed N]
-                     [--max-attempts N] [--workers N] [--lang en|zh] [--perturb]
+                     [--max-attempts N] [--workers N] [--lang en|zh] [--perturb [--robust-conditions all|mini]]
     vocalbench build review  --data DATA [--accept ID ...] [--reject ID ...] [--attempt N] [--list]
-    vocalbench build perturb --data DATA [--subset robust] [--noise DIR] [--seed N]
+    vocalbench build perturb --data DATA [--subset robust] [--noise DIR] [--seed N] [--robust-conditions all|mini]
 """
 
 from __future__ import annotations
@@ -22,6 +22,10 @@ def _floats(text: str) -> list[float]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from vocalbench.build.perturb import CONDITION_SETS
+
+    conditions_help = ("robust conditions to generate: all (the 36 of the release, default) or mini "
+                       "(the 6 headline conditions + the mildest level of each family, 12)")
     parser.add_argument("--items", help="items JSONL (schema in docs/build.md) or an official release/json folder")
     parser.add_argument("--out", help="output folder (official layout: json/, audio/)")
     parser.add_argument("--lang", choices=["en", "zh"], help="language to build (needed when items mix both)")
@@ -45,6 +49,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="share of the lower-ranked voices added for conversational subsets")
     parser.add_argument("--perturb", action="store_true", help="also generate the robust conditions afterwards")
     parser.add_argument("--noise", help="noise folder for background_noise (with --perturb)")
+    parser.add_argument("--robust-conditions", choices=sorted(CONDITION_SETS), default="all",
+                        help=f"with --perturb: {conditions_help}")
     parser.add_argument("--quiet", action="store_true", help="no progress bars")
     sub = parser.add_subparsers(dest="build_action", metavar="ACTION")
     rv = sub.add_parser("review", help="accept or reject queued items", description="accept or reject queued items")
@@ -54,13 +60,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rv.add_argument("--attempt", type=int, help="with --accept: use this attempt instead of the best one")
     rv.add_argument("--note", default="", help="a note stored with the decision")
     rv.add_argument("--list", action="store_true", help="list the queue and exit")
-    pt = sub.add_parser("perturb", help="generate the 36 robust conditions from robust_clean",
-                        description="generate the 36 robust conditions from robust_clean")
+    pt = sub.add_parser("perturb", help="generate the robust conditions from robust_clean",
+                        description="generate the robust conditions (36, or a selection) from robust_clean")
     pt.add_argument("--data", required=True, help="a built folder holding json/robust_clean.json")
     pt.add_argument("--subset", default="robust", choices=["robust"], help="the subset to generate")
     pt.add_argument("--noise", help="folder of noise recordings for background_noise (default: synthetic babble)")
     pt.add_argument("--seed", type=int, default=0)
     pt.add_argument("--lang", choices=["en", "zh"], help="level naming (default: from the build manifest)")
+    pt.add_argument("--robust-conditions", choices=sorted(CONDITION_SETS), default="all", help=conditions_help)
     pt.add_argument("--quiet", action="store_true")
 
 
@@ -71,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         if args.build_action == "review":
             return _review(args)
         if args.build_action == "perturb":
-            return _perturb(args.data, args.noise, args.seed, args.lang, args.quiet)
+            return _perturb(args.data, args.noise, args.seed, args.lang, args.quiet, args.robust_conditions)
         return _build(args)
     except (FileNotFoundError, ValueError, RuntimeError) as exc:
         raise CliError(str(exc)) from exc
@@ -102,14 +109,15 @@ def _build(args: argparse.Namespace) -> int:
         print(f"{s['queued']} item(s) wait in {Path(args.out) / 'review.jsonl'}: "
               f"vocalbench build review --data {args.out}", file=sys.stderr)
     if args.perturb and "robust_clean" in manifest["counts"]:
-        _perturb(args.out, args.noise, args.seed, manifest["build"]["lang"], args.quiet)
+        _perturb(args.out, args.noise, args.seed, manifest["build"]["lang"], args.quiet, args.robust_conditions)
     return 0
 
 
-def _perturb(data: str, noise: str | None, seed: int, lang: str | None, quiet: bool) -> int:
-    from vocalbench.build.perturb import perturb_robust
+def _perturb(data: str, noise: str | None, seed: int, lang: str | None, quiet: bool, selection: str) -> int:
+    from vocalbench.build.perturb import CONDITION_SETS, perturb_robust
 
-    section = perturb_robust(data, lang=lang, noise_dir=noise, seed=seed, progress=not quiet)
+    section = perturb_robust(data, lang=lang, noise_dir=noise, seed=seed, progress=not quiet,
+                             conditions=CONDITION_SETS[selection]())
     ratio = section["output_audio_seconds"] / max(section["wall_seconds"], 1e-9)
     print(json.dumps({"data": str(data), "robust_items": section["items"], "conditions": section["conditions"],
                       "noise": section["background_noise"]["source"], "x_real_time": round(ratio, 1)}))

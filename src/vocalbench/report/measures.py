@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench.build.perturb import HEADLINE
 from vocalbench.report.runs import RunData
+from vocalbench.report.stats import ClusterTable, cluster_key
 from vocalbench.scoring.overall import TERMS
 from vocalbench.scoring.overall import clarity_points as _clarity_points
-from vocalbench.report.stats import ClusterTable, cluster_key
 
 PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}
 DEFAULT_METRIC = {
@@ -58,9 +59,6 @@ OVERALL_WEIGHTS = {v: {t.key: t.weight for t in terms if not t.clarity} for v, t
 RADAR_SCALE = {"knowledge": 100.0, "reasoning": 100.0, "creativity": 5.0, "single_round": 5.0,
                "instruction_following": 100.0, "empathy": 100.0, "safety": 100.0, "robust": 100.0,
                "utmos": 5.0}
-HEADLINE_CONDITIONS = [("background_noise", "snr", -5.0), ("white_noise", "snr", -5.0),
-                       ("reverberation", "rt60", 3.0), ("packet_loss", "dropping", 70.0),
-                       ("farfield", "filter", 400.0), ("distortion", "clipping", 0.0001)]
 _LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
 WER_ERR_KEYS = ("errors", "dist", "distance", "edits", "edit_distance")
 WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", "reference_length")
@@ -87,6 +85,20 @@ def parse_level(level: str) -> tuple[str, float] | None:
     if kind == "dropping" and num <= 1.0:  # zh spells dropping_0.70
         num = num * 100.0
     return kind, num
+
+
+def _parsed_headline() -> list[tuple[str, str, float]]:
+    out = []
+    for key in HEADLINE:
+        family, level = key.split("/", 1)
+        parsed = parse_level(level)
+        assert parsed is not None, key
+        out.append((family, *parsed))
+    return out
+
+
+# The six Robust PR conditions as (family, level kind, number), e.g. ("reverberation", "rt60", 3.0).
+HEADLINE_CONDITIONS = _parsed_headline()
 
 
 def robust_condition(sample: Any) -> tuple[str, str] | None:

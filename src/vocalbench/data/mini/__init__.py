@@ -1,10 +1,12 @@
 """The built-in bilingual ``mini`` set: a few items per subset, written for this project.
 
 ``ensure(lang)`` builds the set on first use into ``cache_dir()/mini/<version>/<lang>`` with the
-offline TTS (Kokoro), verifies every query with the offline ASR (Whisper base), then generates the
-36 robust conditions of its clean question. The version is a hash of the item file and the build
-recipe, so editing an item rebuilds; later calls only check a completion marker. Builds are
-serialised across processes with a file lock.
+offline TTS (Kokoro), verifies every query with the offline ASR (Whisper base), then generates 12
+of the 36 robust conditions of its clean question (``perturb.mini_conditions``: the six headline
+conditions of Robust PR plus the mildest level of each family, which keeps a run short). The
+version is a hash of the item file, the build recipe and the condition selection, so editing an
+item rebuilds; later calls only check a completion marker. Builds are serialised across processes
+with a file lock.
 
 Every item is verified; an item that fails every attempt is not silently kept: the built-in set
 accepts its best attempt and the manifest marks it (``review.decision = auto-accepted``) so a
@@ -45,8 +47,10 @@ def _options() -> Any:
 
 
 def version(lang: str) -> str:
-    """Content hash of the items and the recipe: a new value means a rebuild."""
+    """Content hash of the items, the recipe and the robust conditions: a new value means a rebuild."""
     from dataclasses import asdict
+
+    from vocalbench.build.perturb import mini_conditions
 
     h = hashlib.sha256()
     h.update(items_path(lang).read_bytes())
@@ -54,6 +58,7 @@ def version(lang: str) -> str:
     opts = asdict(_options())
     opts.pop("progress", None)
     h.update(json.dumps(opts, sort_keys=True).encode())
+    h.update(json.dumps(sorted(c.key for c in mini_conditions())).encode())
     return h.hexdigest()[:12]
 
 
@@ -104,7 +109,7 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
         if is_built(lang):  # another process finished it while we waited
             return target
         from vocalbench.build.items import read_items
-        from vocalbench.build.perturb import perturb_robust
+        from vocalbench.build.perturb import mini_conditions, perturb_robust
         from vocalbench.build.pipeline import build
 
         t0 = time.perf_counter()
@@ -114,7 +119,7 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
         items = read_items(items_path(lang), lang=lang)
         manifest = build(items, target, opts, lang=lang, components=components,
                          source=f"vocalbench.data.mini/items_{lang}.jsonl")
-        perturb_robust(target, lang=lang, seed=SEED, progress=progress)
+        perturb_robust(target, lang=lang, seed=SEED, progress=progress, conditions=mini_conditions())
         from vocalbench.build.manifest import update_manifest
 
         update_manifest(target, {"mini": {"version": version(lang), "recipe": RECIPE,
