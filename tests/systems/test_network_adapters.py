@@ -64,6 +64,22 @@ async def test_adapter_errors_are_typed(kind, served, script, samples):
         await system.close()
 
 
+@pytest.mark.parametrize("kind", ["openai-audio", "realtime", "http"])
+async def test_refused_connection_is_typed(kind, samples):
+    import socket
+
+    with socket.socket() as sock:  # a port that was free a moment ago: nothing listens there
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    system = resolve(specs(f"http://127.0.0.1:{port}")[kind])
+    await system.start()
+    try:
+        c = await collect(system, samples(1)[0], timeout=10)
+        assert c.error is not None and c.error.type == "connection" and c.retryable, c.error
+    finally:
+        await system.close()
+
+
 async def test_chat_completions_non_stream(served, script, samples):
     from openai import AsyncOpenAI
 

@@ -9,6 +9,7 @@ a successful reply and retries failed ones. ``robust_clean`` items reuse a succe
 from __future__ import annotations
 
 import asyncio
+import gc
 import random
 import time
 from collections.abc import Sequence
@@ -242,6 +243,8 @@ async def generate(
             if todo and cfg.warmup:
                 res.warmup = await _warmup(executor, todo[0])
                 store.set_meta("warmup", res.warmup)
+            gc.collect()
+            gc.freeze()  # start-up objects leave the collector's scans: no long GC pause inside a timed reply
             await run_all(timed, cfg.latency_concurrency)
             await run_all(first, cfg.concurrency)
             if clean and not abort:

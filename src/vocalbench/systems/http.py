@@ -27,7 +27,12 @@ from vocalbench.systems.base import (
     SystemFailure,
     TextDelta,
 )
-from vocalbench.systems.openai_audio import endpoint_name, query_wav, sample_headers
+from vocalbench.systems.openai_audio import (
+    Handover,
+    endpoint_name,
+    query_wav,
+    sample_headers,
+)
 
 
 class HttpSystem:
@@ -38,6 +43,7 @@ class HttpSystem:
         self.id = "http:<url>"
         self.resource = endpoint_name(url)
         self._session: Any = None
+        self._handover = Handover()
 
     async def start(self) -> None:
         import aiohttp
@@ -56,6 +62,7 @@ class HttpSystem:
     async def stream(self, sample: Sample) -> AsyncIterator[Event]:
         from vocalbench.audio import pcm16_to_float
 
+        await self._handover.turn()
         body = json.dumps({
             "id": sample.id, "subset": sample.subset, "lang": sample.lang,
             "audio": {"format": "wav", "data": base64.b64encode(query_wav(sample)).decode()},

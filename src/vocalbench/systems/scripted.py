@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,10 @@ import numpy as np
 from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, TextDelta
+
+# set by ``vocalbench serve`` to the loop time its request arrived: a served script's schedule
+# starts there, so the server's own parsing of the request does not shift the configured delays
+REQUEST_ARRIVAL: ContextVar[float | None] = ContextVar("vocalbench_request_arrival", default=None)
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,8 @@ class ScriptedSystem:
         s = self.script_for(sample)
         yield Sent("scripted:request")
         loop = asyncio.get_running_loop()
-        t0 = loop.time()
+        arrival = REQUEST_ARRIVAL.get()
+        t0 = loop.time() if arrival is None else arrival
         if s is None:
             yield Failure("no_script", f"no script for {sample.subset}/{sample.id} and no '*' default")
             return

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import gc
 import json
 import random
 import tempfile
@@ -50,6 +51,7 @@ from vocalbench.systems.base import (
     System,
     TextDelta,
 )
+from vocalbench.systems.scripted import REQUEST_ARRIVAL
 
 OPENAI_AUDIO_RATE = 24000
 FAULT_KINDS = ("429", "500", "timeout", "drop")
@@ -181,7 +183,7 @@ class SystemServer:
                     yield TextDelta(ev.text)
                     ev = Done()
                 yield ev
-        except Exception as exc:  # reported to the client as a typed error, not a dropped connection
+        except Exception as exc:  # noqa: BLE001 - reported to the client as a typed error, not a dropped connection
             kind, retryable, _ = classify(exc)
             yield Failure(kind, getattr(exc, "message", "") or str(exc) or type(exc).__name__, retryable)
         finally:
@@ -196,6 +198,7 @@ class SystemServer:
         return web.json_response({"object": "list", "data": [{"id": self.system.id, "object": "model"}]})
 
     async def chat_completions(self, request: web.Request) -> web.StreamResponse:
+        await _arrived()
         fault = self._fault()
         early = await self._early_fault(fault)
         if early is not None:
@@ -241,7 +244,7 @@ class SystemServer:
             elif isinstance(ev, Done):
                 break
             elif isinstance(ev, Failure):
-                err = {"error": {"message": ev.message, "type": ev.type, "code": ev.type}}
+                err = {"error": {"message": ev.message, "type": ev.type, "code": ev.type, "retryable": ev.retryable}}
                 await resp.write(b"data: " + json.dumps(err).encode() + b"\n\n")
                 await resp.write_eof()
                 return resp
@@ -277,6 +280,7 @@ class SystemServer:
                                   "choices": [{"index": 0, "message": message, "finish_reason": "stop"}]})
 
     async def vocalbench_stream(self, request: web.Request) -> web.StreamResponse:
+        await _arrived()
         fault = self._fault()
         early = await self._early_fault(fault)
         if early is not None:
@@ -365,6 +369,7 @@ class SystemServer:
                 committed, buffer = b"".join(buffer), []
                 await ws.send_json({"type": "input_audio_buffer.committed", "item_id": f"item_{uuid.uuid4().hex[:8]}"})
             elif kind == "response.create":
+                await _arrived()
                 if committed is None:
                     await _ws_error(ws, "invalid_request_error", "response.create before input_audio_buffer.commit")
                     continue
@@ -459,6 +464,13 @@ def _text_of(content: Any) -> str:
     return ""
 
 
+async def _arrived() -> None:
+    """Record the request's arrival (the origin of a served script's schedule), then let the other
+    requests that arrived together record theirs before this one is parsed."""
+    REQUEST_ARRIVAL.set(asyncio.get_running_loop().time())
+    await asyncio.sleep(0)
+
+
 async def _first_event(events: AsyncIterator[Event]) -> Event | None:
     return await anext(events, None)
 
@@ -505,6 +517,7 @@ async def serve_forever(system: System, port: int, faults: FaultPlan, seed: int 
 
     server = SystemServer(system, faults, seed)
     bound = await server.start(port)
+    gc.freeze()  # start-up objects (models, modules) leave the collector: no long pauses mid-stream
     print(f"serving {system.id} on http://127.0.0.1:{bound} (/v1/chat/completions, /v1/realtime, "
           f"/v1/vocalbench/stream)", flush=True)
     stop = asyncio.Event()
