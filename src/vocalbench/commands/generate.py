@@ -27,7 +27,7 @@ def default_concurrency(system: str, given: int | None) -> int:
     """Samples in flight: the flag when given, else by the kind of system."""
     if given is not None:
         return given
-    return 2 if _local(system) else 8
+    return 1 if _local(system) else 8
 
 
 def _local(system: str) -> bool:

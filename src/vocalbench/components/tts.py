@@ -57,6 +57,8 @@ class KokoroTTS:
         from kokoro_onnx import Kokoro
 
         opts = ort.SessionOptions()
+        # idle worker threads sleep instead of spinning: they share 2 cores with the local LLM server
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
         if threads:
             opts.intra_op_num_threads = threads
         model = str(assets.kokoro_model())
