@@ -173,8 +173,24 @@ def main_values(scores: Iterable[Score]) -> dict[str, float]:
     return {s.sample_id: float(s.value) for s in scores if s.name == MAIN and s.scored}  # type: ignore[arg-type]
 
 
-def rounded_mean(total: float, count: int, scale: float = 1.0, digits: int = 4) -> float | None:
-    return round(total / count * scale, digits) if count else None
+class RunningMean:
+    """Sum and count of values added one at a time."""
+
+    __slots__ = ("total", "n")
+
+    def __init__(self) -> None:
+        self.total, self.n = 0.0, 0
+
+    def add(self, value: float) -> None:
+        self.total += value
+        self.n += 1
+
+    def mean(self, scale: float = 1.0, digits: int | None = 4) -> float | None:
+        """total / n × ``scale``, rounded to ``digits`` (None when nothing was added)."""
+        if not self.n:
+            return None
+        m = self.total / self.n * scale
+        return m if digits is None else round(m, digits)
 
 
 class MeanTally:
@@ -228,16 +244,14 @@ class GroupMeans:
 
     def __init__(self, scale: float = 1.0) -> None:
         self.scale = scale
-        self._sums: dict[str, list[float]] = {}
+        self._groups: dict[str, RunningMean] = {}
 
     def add(self, group: str, score: Score | None) -> None:
         if score is not None and score.scored:
-            acc = self._sums.setdefault(str(group), [0.0, 0])
-            acc[0] += float(score.value)  # type: ignore[arg-type]
-            acc[1] += 1
+            self._groups.setdefault(str(group), RunningMean()).add(float(score.value))  # type: ignore[arg-type]
 
     def means(self) -> dict[str, float]:
-        return {k: rounded_mean(t, int(c), self.scale) for k, (t, c) in sorted(self._sums.items())}  # type: ignore[misc]
+        return {k: m.mean(self.scale) for k, m in sorted(self._groups.items())}  # type: ignore[misc]
 
 
 class GroupedTally(MeanTally):
@@ -261,4 +275,4 @@ class GroupedTally(MeanTally):
 def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:
     """The mean main value of a compared subset × ``scale`` (None when it has none)."""
     values = deps[name]
-    return rounded_mean(sum(values.values()), len(values), scale)
+    return round(sum(values.values()) / len(values) * scale, 4) if values else None

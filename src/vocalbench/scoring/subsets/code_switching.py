@@ -17,6 +17,7 @@ from vocalbench.scoring.subsets._common import (
     MAIN,
     Deps,
     MeanTally,
+    RunningMean,
     ScorerIdentity,
     dep_mean,
     failed,
@@ -25,7 +26,6 @@ from vocalbench.scoring.subsets._common import (
     pick,
     preserve_rate,
     reply_content,
-    rounded_mean,
     scored,
     unscored,
 )
@@ -139,20 +139,20 @@ class _OpenEndedTally(MeanTally):
 
     def __init__(self) -> None:
         super().__init__("mean_score")
-        self.parts = {name: [0.0, 0, 0] for name in (UNDERSTANDING, QUALITY)}  # sum, n, n > 3
+        # per judge: its scores, and whether each is > 3
+        self.parts = {name: (RunningMean(), RunningMean()) for name in (UNDERSTANDING, QUALITY)}
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
         super().add(sample, scores)
-        for name, acc in self.parts.items():
+        for name, (values, above) in self.parts.items():
             s = pick(scores, name)
             if s is not None and s.scored:
-                acc[0] += float(s.value)  # type: ignore[arg-type]
-                acc[1] += 1
-                acc[2] += float(s.value) > 3  # type: ignore[arg-type]
+                values.add(float(s.value))  # type: ignore[arg-type]
+                above.add(float(float(s.value) > 3))  # type: ignore[arg-type]
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {}
-        for name, (total, n, above) in self.parts.items():
-            extra[f"{name}_mean"] = rounded_mean(total, int(n))
-            extra[f"{name}_share_gt3"] = rounded_mean(above, int(n), 100)
+        for name, (values, above) in self.parts.items():
+            extra[f"{name}_mean"] = values.mean()
+            extra[f"{name}_share_gt3"] = above.mean(100)
         return self.summary(extra)

@@ -22,13 +22,13 @@ from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets._common import (
     Deps,
     MeanTally,
+    RunningMean,
     ScorerIdentity,
     failed,
     judge,
     meta,
     pick,
     reply_content,
-    rounded_mean,
     scored,
     system_failure,
     unscored,
@@ -107,16 +107,16 @@ class _EmpathyTally(MeanTally):
     def __init__(self, ref: str, protocol: str) -> None:
         super().__init__("eer" if protocol == "v2" else "mean_score", "eer", scale=100 if protocol == "v2" else 1)
         self.ref, self.protocol = ref, protocol
-        self.parts = {SEMANTIC: [0.0, 0, 0], ACOUSTIC: [0.0, 0, 0]}  # sum, n, n >= threshold
+        # per part: its scores, and whether each reaches the threshold
+        self.parts = {name: (RunningMean(), RunningMean()) for name in (SEMANTIC, ACOUSTIC)}
         self.sums = array("d")  # v1: semantic + acoustic per item scored on both
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
         s, a = pick(scores, SEMANTIC), pick(scores, ACOUSTIC)
-        for part, acc in ((s, self.parts[SEMANTIC]), (a, self.parts[ACOUSTIC])):
+        for part, (values, reached) in ((s, self.parts[SEMANTIC]), (a, self.parts[ACOUSTIC])):
             if part is not None and part.scored:
-                acc[0] += float(part.value)  # type: ignore[arg-type]
-                acc[1] += 1
-                acc[2] += float(part.value) >= THRESHOLD  # type: ignore[arg-type]
+                values.add(float(part.value))  # type: ignore[arg-type]
+                reached.add(float(float(part.value) >= THRESHOLD))  # type: ignore[arg-type]
         if s is None or a is None:
             self.add_score(None)
         elif not (s.scored and a.scored):
@@ -128,13 +128,8 @@ class _EmpathyTally(MeanTally):
             self.sums.append(float(s.value) + float(a.value))  # type: ignore[arg-type]
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        sem, aco = self.parts[SEMANTIC], self.parts[ACOUSTIC]
-        extra: dict[str, object] = {
-            "semantic_mean": rounded_mean(sem[0], int(sem[1])),
-            "acoustic_mean": rounded_mean(aco[0], int(aco[1])),
-            "semantic_rate": rounded_mean(sem[2], int(sem[1]), 100),
-            "acoustic_rate": rounded_mean(aco[2], int(aco[1]), 100),
-        }
+        extra: dict[str, object] = {f"{name}_mean": values.mean() for name, (values, _) in self.parts.items()}
+        extra |= {f"{name}_rate": reached.mean(100) for name, (_, reached) in self.parts.items()}
         res = self.summary(extra)
         if self.protocol == "v1":
             means = extra["semantic_mean"], extra["acoustic_mean"]

@@ -14,12 +14,12 @@ from vocalbench.scoring.subsets._common import (
     MAIN,
     Deps,
     MeanTally,
+    RunningMean,
     ScorerIdentity,
     failed,
     judge,
     pick,
     reply_content,
-    rounded_mean,
     scored,
     unscored,
 )
@@ -75,26 +75,24 @@ class _ReasoningTally(MeanTally):
 
     def __init__(self) -> None:
         super().__init__("accuracy", scale=100)
-        self.kinds = {"binary": [0.0, 0], "rubric": [0.0, 0]}  # sum, n of scored values
-        self.rubric_raw = [0.0, 0]
+        self.kinds = {"binary": RunningMean(), "rubric": RunningMean()}  # scored values per rule
+        self.rubric_raw = RunningMean()
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
         score = pick(scores)
         self.add_score(score)
         if score is None or not score.scored:
             return
-        acc = self.kinds.get(str(score.details.get("kind")))
-        if acc is not None:
-            acc[0] += float(score.value)  # type: ignore[arg-type]
-            acc[1] += 1
+        kind = self.kinds.get(str(score.details.get("kind")))
+        if kind is not None:
+            kind.add(float(score.value))  # type: ignore[arg-type]
         if "rubric_score" in score.details:
-            self.rubric_raw[0] += float(score.details["rubric_score"])
-            self.rubric_raw[1] += 1
+            self.rubric_raw.add(float(score.details["rubric_score"]))
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {}
-        for kind, (total, n) in self.kinds.items():
-            extra[f"{kind}_n"] = int(n)
-            extra[f"{kind}_accuracy"] = rounded_mean(total, int(n), 100)
-        extra["rubric_mean_score"] = rounded_mean(self.rubric_raw[0], int(self.rubric_raw[1]))
+        for kind, values in self.kinds.items():
+            extra[f"{kind}_n"] = values.n
+            extra[f"{kind}_accuracy"] = values.mean(100)
+        extra["rubric_mean_score"] = self.rubric_raw.mean()
         return self.summary(extra)

@@ -21,6 +21,7 @@ from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
     Deps,
     MeanTally,
+    RunningMean,
     ScorerIdentity,
     meta,
     pick,
@@ -113,17 +114,16 @@ class _RobustTally(MeanTally):
 
     def __init__(self) -> None:
         super().__init__("preserve_rate")
-        self.sums: dict[str, list[float]] = {}  # condition -> [sum, n] of scored values
+        self.sums: dict[str, RunningMean] = {}  # condition -> its scored values
         self.headline: dict[str, dict[int, float]] = {c: {} for c in HEADLINE}  # condition -> question -> value
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
         score = pick(scores)
         self.add_score(score)
         cond = condition(sample)
-        acc = self.sums.setdefault(cond, [0.0, 0])
+        values = self.sums.setdefault(cond, RunningMean())
         if score is not None and score.scored:
-            acc[0] += float(score.value)  # type: ignore[arg-type]
-            acc[1] += 1
+            values.add(float(score.value))  # type: ignore[arg-type]
             if cond in self.headline:
                 self.headline[cond][base_question(sample.id)] = float(score.value)  # type: ignore[arg-type]
 
@@ -135,13 +135,12 @@ class _RobustTally(MeanTally):
         conditions: dict[str, dict[str, dict[str, float | int | None]]] = {}
         for cond in sorted(self.sums, key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
             family, level = cond.split("/", 1)
-            total, n = self.sums[cond]
-            mean = total / n if n else None
+            mean = self.sums[cond].mean(digits=None)
             pr = min(1.0, mean / clean_mean) if mean is not None and clean_mean else None
             conditions.setdefault(family, {})[level] = {
                 "mean": round(mean, 4) if mean is not None else None,
                 "pr": round(pr, 6) if pr is not None else None,
-                "n": int(n),
+                "n": self.sums[cond].n,
             }
 
         def pr_of(cond: str) -> float | None:
