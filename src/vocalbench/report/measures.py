@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from vocalbench.build.perturb import HEADLINE
+from vocalbench.data.official import ROBUST_HEADLINE
 from vocalbench.report.runs import RunData
 from vocalbench.report.stats import ClusterTable, cluster_key
 from vocalbench.scoring.overall import TERMS
@@ -89,7 +89,7 @@ def parse_level(level: str) -> tuple[str, float] | None:
 
 def _parsed_headline() -> list[tuple[str, str, float]]:
     out = []
-    for key in HEADLINE:
+    for key in ROBUST_HEADLINE:
         family, level = key.split("/", 1)
         parsed = parse_level(level)
         assert parsed is not None, key
