@@ -28,14 +28,31 @@ PIP="$VENV/bin/python -m pip"
 $PIP install -q --upgrade pip wheel >/dev/null
 
 # llama-cpp-python ships as an sdist only: compile once (~5-11 min on 2 cores) and keep the wheel.
-mkdir -p "$WHEELS"
-if ! ls "$WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
-  log "compiling llama-cpp-python $LLAMA_VERSION (cached afterwards in $WHEELS)"
-  $PIP wheel -q --no-deps -w "$WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+# Never -march=native: a VM's CPU may report AMX (or other) instructions that its kernel does not
+# enable, and llama.cpp then dies with SIGILL on the first batched matmul. Build for the CPU
+# features that are listed and usable without OS opt-in (AVX2/FMA/F16C, AVX-512 where present),
+# and keep one wheel per feature set.
+flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
+has() { [[ " $flags " == *" $1 "* ]]; }
+CMAKE_FLAGS="-DGGML_NATIVE=OFF -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF -DGGML_AMX_BF16=OFF"
+CPU_TAG=generic
+if has avx2 && has fma && has f16c; then
+  CMAKE_FLAGS+=" -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON"; CPU_TAG=avx2
+  if has avx512f && has avx512bw && has avx512vl && has avx512dq; then
+    CMAKE_FLAGS+=" -DGGML_AVX512=ON"; CPU_TAG=avx512
+    has avx512_vnni && { CMAKE_FLAGS+=" -DGGML_AVX512_VNNI=ON"; CPU_TAG+=-vnni; }
+  fi
+fi
+LLAMA_WHEELS="$WHEELS/llama-$CPU_TAG"
+mkdir -p "$LLAMA_WHEELS"
+if ! ls "$LLAMA_WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
+  log "compiling llama-cpp-python $LLAMA_VERSION for $CPU_TAG (cached afterwards in $LLAMA_WHEELS)"
+  CMAKE_ARGS="$CMAKE_FLAGS" $PIP wheel -q --no-deps --no-cache-dir -w "$LLAMA_WHEELS" "llama-cpp-python==$LLAMA_VERSION"
 fi
 
 log "installing vocalbench with all extras"
-$PIP install -q --find-links "$WHEELS" -e ".[all,test]"
+$PIP install -q --find-links "$LLAMA_WHEELS" "$LLAMA_WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl
+$PIP install -q --find-links "$LLAMA_WHEELS" -e ".[all,test]"
 # DistillMOS and its SSL front end declare torchaudio, which cannot load beside torch 2.13:
 # install them without dependencies (vocalbench stubs torchaudio for them, see OFFLINE.md).
 $PIP install -q --no-deps "distillmos==0.9.1" "xls-r-sqa==0.1.0"

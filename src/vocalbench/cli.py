@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "compare": ("compare", "paired bootstrap comparison of two runs"),
     "build": ("build", "construction pipeline: text items -> verified spoken test set"),
     "agreement": ("agreement", "judge vs human agreement statistics"),
+    "judge-check": ("judge_check", "measure a judge against the labelled calibration set"),
     "serve": ("serve", "expose any system as an OpenAI-compatible audio endpoint"),
     "validate": ("validate", "check a data release (metadata and audio)"),
     "list": ("list_parts", "list systems, subsets or components"),

@@ -212,11 +212,26 @@ def make_run(
     summary = {"lang": lang, "protocol": "v2", "system": system, "subsets": subs, "dimensions": dims,
                "overall": overall,
                "provenance": {"asr": "whisper-base", "mos": "distillmos", "emotion": "none",
-                              "judge": "qwen2.5-1.5b@127.0.0.1", "leaderboard_comparable": comparable}}
+                              "judge": "qwen2.5-1.5b+cal-test@127.0.0.1", "leaderboard_comparable": comparable,
+                              "judge_validity": _validity(system)}}
     (root / "summary.json").write_text(json.dumps(summary, ensure_ascii=False, indent=2))
     (root / "config.json").write_text(json.dumps({"system": system, "lang": lang, "protocol": "v2",
                                                    "judge": "local", "data": "mini"}))
     return root
+
+
+def _validity(system: str) -> dict[str, Any]:
+    """A judge_validity block as the scoring engine writes it (scoring/summary.judge_provenance)."""
+    return {
+        "judge": "qwen2.5-1.5b+cal-test@127.0.0.1", "checked_at": "2026-12-01T00:00:00+00:00",
+        "families": {
+            "safety_en": {"n": 40, "kappa": 0.71, "bias": 3.0, "validated": True, "status": "validated"},
+            "creativity_en": {"n": 30, "spearman": 0.31, "mean_diff": 0.2, "validated": False,
+                              "status": "below the bar", "criterion": "rho 0.31 (>= 0.5)"},
+        },
+        "unvalidated_subsets": {"creativity": "creativity_en: below the bar (rho 0.31 (>= 0.5))"},
+        "same_model_as_system": system == "offline-cascade",
+    }
 
 
 @pytest.fixture(scope="session")

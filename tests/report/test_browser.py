@@ -78,6 +78,21 @@ def test_leaderboard_renders_sorts_and_escapes(page: Any, report: Path) -> None:
     assert not page.js_errors
 
 
+def test_leaderboard_shows_judge_validity(page: Any, report: Path) -> None:
+    page.goto((report / "leaderboard.html").as_uri())
+    section = page.locator("#section-en .judge-validity")
+    assert section.count() >= 2
+    alpha = section.filter(has_text="scripted:alpha")
+    assert alpha.locator("ul.warn li").first.inner_text().startswith("creativity: judged numbers not validated")
+    assert alpha.locator("tr.bad td").first.inner_text() == "creativity_en"
+    assert alpha.locator("tr.ok td").first.inner_text() == "safety_en"
+    assert alpha.locator(".badge.warn").count() == 0
+    cascade = section.filter(has_text="offline-cascade")
+    assert "same model as the system under test" in cascade.locator(".badge.warn").inner_text()
+    section.first.scroll_into_view_if_needed()
+    page.screenshot(path=str(SCREENSHOTS / "vocalbench_judge_validity.png"), full_page=True)
+
+
 def test_viewer_filters_audio_and_untrusted_text(page: Any, report: Path) -> None:
     page.goto((report / "viewer.html").as_uri())
     total = page.locator("#samples tbody tr").count()

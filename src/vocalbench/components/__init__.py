@@ -54,7 +54,11 @@ def register_all(register: Callable[..., Any]) -> None:
     register("emotion", "offline", f"{_M}.emotion:offline",
              "no offline emotion model exists: items are unscored (emotion_model_unavailable)", None, ())
     register("judge", "local", f"{_M}.judge:local_judge",
-             "Qwen2.5-Coder-1.5B-Instruct on a local llama.cpp server; offline default", "llm", _LLAMA)
+             "Qwen2.5-Coder-1.5B-Instruct on a local llama.cpp server, calibrated single-token verdicts; "
+             "offline default", "llm", _LLAMA)
+    register("judge", "local-json", f"{_M}.judge:local_json_judge",
+             "the same local model writing JSON verdicts like an API judge (uncalibrated; for comparison)", "llm",
+             _LLAMA)
     register("judge", "openai", f"{_M}.judge:openai_judge",
              "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_JUDGE_API_KEY",
              None, ("openai",))

@@ -98,6 +98,7 @@ class ChatResult:
     completion_tokens: int | None = None
     seconds: float = 0.0
     cached: bool = False
+    top_logprobs: dict[str, float] | None = None  # first answer token's alternatives (token -> logprob)
 
 
 @runtime_checkable
@@ -114,6 +115,7 @@ class ChatLLM(Protocol):
         json_mode: bool = False,
         temperature: float = 0.0,
         seed: int | None = 0,
+        top_logprobs: int | None = None,
     ) -> ChatResult: ...
 
 

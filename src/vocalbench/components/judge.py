@@ -23,7 +23,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from vocalbench.components.base import ChatLLM
+from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.cache import ResultCache
 from vocalbench.records import JudgeTrace
 from vocalbench.scoring.base import Verdict
@@ -180,11 +180,29 @@ class Judge:
         msgs[0] = {"role": "system", "content": f"{msgs[0]['content']}\n\n{answer_format(rubric)}"}
         return msgs
 
-    def _parse(self, rubric: Rubric, raw: str) -> float | None:
+    # -- what differs between judging modes (see components/calibrated_judge.py) ---------------
+    retry_unparseable = True  # ask again, showing the format, after an unparseable answer
+
+    @property
+    def cache_model(self) -> str:
+        """The model part of this judge's cache keys."""
+        return self.model
+
+    async def complete(self, messages: list[dict[str, str]]) -> ChatResult:
+        """One request to the endpoint: a JSON answer."""
+        return await self.llm.chat(messages, max_tokens=self.max_tokens, json_mode=True, temperature=0.0,
+                                   seed=self.seed)
+
+    def read(self, rubric: Rubric, res: ChatResult) -> tuple[float | None, str]:
+        """(verdict value or None when unparseable, the raw answer kept in the trace and cache)."""
         if rubric.kind == "binary":
-            v = parse_binary(raw, rubric.verdict_key, rubric.labels)
-            return None if v is None else float(v)
-        return parse_scale(raw, rubric.lo, rubric.hi)
+            v = parse_binary(res.text, rubric.verdict_key, rubric.labels)
+            return (None if v is None else float(v)), res.text
+        return parse_scale(res.text, rubric.lo, rubric.hi), res.text
+
+    def cached_value(self, rubric: Rubric, value: float, raw: str) -> float:
+        """The verdict value of a cache hit."""
+        return value
 
     def _log(self, subset: str | None, sample_id: str | None, prompt_hash: str, cached: bool,
              tokens: tuple[int | None, int | None], seconds: float, error: str | None) -> None:
@@ -206,10 +224,10 @@ class Judge:
         def trace(raw: str, cached: bool = False) -> JudgeTrace:
             return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
 
-        hit = self.cache.get_verdict(self.model, self.host, rubric.hash, prompt_hash)
+        hit = self.cache.get_verdict(self.cache_model, self.host, rubric.hash, prompt_hash)
         if hit is not None:
             self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
-            return Verdict(hit[0], trace(hit[1], cached=True))
+            return Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True))
 
         sent = messages
         raw: str | None = None
@@ -222,8 +240,7 @@ class Judge:
             t0 = time.perf_counter()
             try:
                 async with endpoint_semaphore(self.endpoint, self.concurrency):
-                    res = await self.llm.chat(sent, max_tokens=self.max_tokens, json_mode=True,
-                                              temperature=0.0, seed=self.seed)
+                    res = await self.complete(sent)
             except Exception as exc:  # noqa: BLE001 - classified below: transient or not
                 seconds += time.perf_counter() - t0
                 if is_transient(exc):
@@ -235,20 +252,33 @@ class Judge:
             seconds += res.seconds
             tokens[0] += res.prompt_tokens or 0
             tokens[1] += res.completion_tokens or 0
-            value = self._parse(rubric, res.text)
+            value, kept = self.read(rubric, res)
             if value is not None:
-                self.cache.put_verdict(self.model, self.host, rubric.hash, prompt_hash, value, res.text)
+                self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, kept)
                 self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, None)
-                return Verdict(value, trace(res.text))
-            error, raw = "judge_unparseable", res.text
+                return Verdict(value, trace(kept))
+            error, raw = "judge_unparseable", kept
+            if not self.retry_unparseable:
+                break
             sent = [*messages, {"role": "assistant", "content": res.text},
                     {"role": "user", "content": f"That was not in the required format. {answer_format(rubric)}"}]
         self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, error)
         return Verdict(None, trace(raw or ""), error=error)
 
 
-def local_judge(**opts: Any) -> Judge:
-    """The judge on the local llama.cpp server (started or reused)."""
+def local_judge(calibration: str | None = None, **opts: Any) -> Judge:
+    """The embedded judge: the local llama.cpp model, answering single tokens whose probabilities
+    are mapped by the shipped calibration, or by the fit in ``calibration`` (``--judge local:FIT``;
+    components/calibrated_judge.py, docs/judge.md)."""
+    from vocalbench.components.calibrated_judge import Calibration, CalibratedJudge, shipped_calibration
+    from vocalbench.components.llm import local_chat
+
+    cal = Calibration.load(calibration) if calibration else shipped_calibration()
+    return CalibratedJudge(local_chat(), cal, **opts)
+
+
+def local_json_judge(**opts: Any) -> Judge:
+    """The local llama.cpp model answering JSON like an API judge (uncalibrated; for comparison)."""
     from vocalbench.components.llm import local_chat
 
     return Judge(local_chat(), **opts)

@@ -49,14 +49,21 @@ class OpenAIChat:
         return client
 
     async def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 512, json_mode: bool = False,
-                   temperature: float = 0.0, seed: int | None = 0) -> ChatResult:
-        """One completion; SDK exceptions (openai.APIError and subclasses) propagate."""
+                   temperature: float = 0.0, seed: int | None = 0, top_logprobs: int | None = None) -> ChatResult:
+        """One completion; SDK exceptions (openai.APIError and subclasses) propagate.
+
+        ``top_logprobs=N`` also asks for the N most likely first tokens with their log-probabilities
+        (``ChatResult.top_logprobs``; None when the endpoint sends none).
+        """
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "max_tokens": max_tokens,
                                   "temperature": temperature}
         if seed is not None:
             kwargs["seed"] = seed
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
+        if top_logprobs:
+            kwargs["logprobs"] = True
+            kwargs["top_logprobs"] = top_logprobs
         t0 = time.perf_counter()
         resp = await self._client().chat.completions.create(**kwargs)
         usage = getattr(resp, "usage", None)
@@ -66,7 +73,22 @@ class OpenAIChat:
             prompt_tokens=getattr(usage, "prompt_tokens", None),
             completion_tokens=getattr(usage, "completion_tokens", None),
             seconds=time.perf_counter() - t0,
+            top_logprobs=_first_token_logprobs(resp) if top_logprobs else None,
         )
+
+
+def _first_token_logprobs(resp: Any) -> dict[str, float] | None:
+    """{token: logprob} of the first generated token's alternatives, or None when absent."""
+    choice = resp.choices[0] if resp.choices else None
+    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    if not content:
+        return None
+    first = content[0]
+    out: dict[str, float] = {}
+    for alt in getattr(first, "top_logprobs", None) or []:
+        out[alt.token] = max(out.get(alt.token, float("-inf")), float(alt.logprob))
+    out.setdefault(first.token, float(first.logprob))
+    return out
 
 
 def is_transient(exc: BaseException) -> bool:

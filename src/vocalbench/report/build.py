@@ -167,6 +167,32 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
     return rows
 
 
+def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+    """Per run of ``lang``: its judge, the latest judge-check figures of the rubric families it
+    used, the subsets whose judged numbers are not validated, and the same-model warning."""
+    out = []
+    for r in runs:
+        if r.lang != lang:
+            continue
+        v = (r.summary.get("provenance") or {}).get("judge_validity")
+        if not v:
+            continue
+        families = []
+        for fam, fig in sorted((v.get("families") or {}).items()):
+            if "kappa" in fig:
+                figure = f"κ {fig['kappa']}, bias {fig.get('bias')} pt"
+            elif "spearman" in fig:
+                figure = f"ρ {fig['spearman']}, mean diff {fig.get('mean_diff')}"
+            else:
+                figure = "—"
+            families.append({"family": fam, "status": fig.get("status", ""), "figure": figure,
+                             "n": fig.get("n"), "validated": bool(fig.get("validated"))})
+        out.append({"label": r.label, "judge": v.get("judge"), "checked_at": v.get("checked_at") or "never",
+                    "families": families, "warnings": v.get("unvalidated_subsets") or {},
+                    "same_model": bool(v.get("same_model_as_system"))})
+    return out
+
+
 def missing_notes(runs: list[RunData], lang: str) -> list[str]:
     """Plain sentences naming what the runs of ``lang`` lack."""
     notes = []
@@ -358,6 +384,7 @@ def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 100
             "columns": [{"dim": d, "label": DIMENSION_LABEL.get(d, d), "lower": d in LOWER_IS_BETTER}
                         for d in DIMENSIONS[lang]],
             "rows": rows,
+            "judges": judge_validity_rows(runs, lang),
             "notes": missing_notes(runs, lang) + plot_missing + [
                 f"{r['label']}: no bootstrap CI shown for {n} (recomputation differs)" for r in rows for n in r["ci_notes"]],
             "plots": plots,

@@ -111,8 +111,18 @@ def markdown(runs: list[tuple[Path, dict[str, Any]]]) -> str:
             missing = s.get("overall", {}).get("missing") or []
             lines.append(f"- {s.get('system') or d.name}: ASR {p.get('asr')}, MOS {p.get('mos')}, emotion {p.get('emotion')}, "
                          f"judge {p.get('judge')}" + (f"; overall missing: {', '.join(missing)}" if missing else ""))
+            lines += [f"  - {w}" for w in judge_warnings(s)]
         lines.append("")
     return "\n".join(lines)
+
+
+def judge_warnings(summary: dict[str, Any]) -> list[str]:
+    """One line per judged subset whose rubric is not validated, and the same-model warning."""
+    v = (summary.get("provenance") or {}).get("judge_validity") or {}
+    lines = [f"judge not validated for {subset}: {why}" for subset, why in (v.get("unvalidated_subsets") or {}).items()]
+    if v.get("same_model_as_system"):
+        lines.append(f"the judge ({v.get('judge')}) is the same model as the system under test: self-preference risk")
+    return lines
 
 
 def write_markdown(run_dirs: Iterable[str | Path], out_path: str | Path) -> Path:
@@ -153,3 +163,5 @@ def print_table(summary: dict[str, Any], console: Any = None) -> None:
                       + (f"; partial {part['value']:.2f} of {part['max']:.0f}" if part else ""))
     if not summary.get("provenance", {}).get("leaderboard_comparable", False):
         console.print("[dim]evaluators differ from the paper's profile: not leaderboard-comparable[/dim]")
+    for w in judge_warnings(summary):
+        console.print(f"[yellow]{w}[/yellow]")

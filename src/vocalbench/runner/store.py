@@ -231,6 +231,18 @@ class RunStore:
         ).fetchall()
         return {(sid, name) for sid, name, rec in rows if json.loads(rec).get("unscored") is None}
 
+    def judge_rubrics(self, judge_id: str) -> dict[str, list[str]]:
+        """{subset: rubric ids} that ``judge_id`` was asked (from the scores' judge traces)."""
+        rows = self._exec(
+            "SELECT DISTINCT subset, COALESCE(json_extract(record, '$.judge.rubric'), "
+            "json_extract(record, '$.details.rubric')) FROM scores WHERE instr(evaluator, ?) > 0",
+            (f"|judge={judge_id}",)).fetchall()
+        out: dict[str, set[str]] = {}
+        for subset, ref in rows:
+            if ref:
+                out.setdefault(subset, set()).add(str(ref).split("@", 1)[0])
+        return {k: sorted(v) for k, v in sorted(out.items())}
+
     def delete_scores(self, subset: str, evaluator: str | None = None) -> None:
         if evaluator is None:
             self._exec("DELETE FROM scores WHERE subset = ?", (subset,))

@@ -63,6 +63,19 @@ def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: di
     return out
 
 
+def judge_provenance(cfg: RunConfig, judge_id: str, store: Any) -> dict[str, Any] | None:
+    """The judge's validity for this run (its latest judge-check figures per rubric family used,
+    the subsets whose rubrics are not validated) and whether it is the system's own model."""
+    if cfg.judge.strip() in ("none", "off") or judge_id in ("none", "") or judge_id.startswith("unavailable:"):
+        return None
+    from vocalbench.scoring.judge_check import judge_validity, same_model
+
+    used = store.judge_rubrics(judge_id) if store is not None else {}
+    out = judge_validity(judge_id, used).to_dict()
+    out["same_model_as_system"] = same_model(cfg.system, cfg.judge, judge_id)
+    return out
+
+
 def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Any = None,
                   components_used: dict[str, str] | None = None, judge_id: str = "none",
                   not_scored: list[str] | None = None, imported_transcripts: int = 0,
@@ -76,6 +89,11 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: An
     names = ordered([n for n in results if n not in ("utmos", "wer", "per", "fcl_ms", "rtf")], cfg.lang)
     names += [n for n in ("utmos", "wer", "per", "fcl_ms", "rtf") if n in results]
     usage = store.judge_usage() if store is not None else None
+    prov = provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
+                      imported_transcripts=imported_transcripts)
+    validity = judge_provenance(cfg, judge_id, store)
+    if validity is not None:
+        prov["judge_validity"] = validity
     summary: dict[str, Any] = {
         "lang": cfg.lang,
         "protocol": cfg.protocol,
@@ -83,8 +101,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: An
         "subsets": {n: subset_row(results[n]) for n in names},
         "dimensions": dims.values,
         "overall": overall,
-        "provenance": provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
-                                 imported_transcripts=imported_transcripts),
+        "provenance": prov,
         "meta": {"vocalbench": __version__, "schema": SCHEMA_VERSION,
                  "incomplete_dimensions": sorted(dims.incomplete), "not_scored": sorted(not_scored or []),
                  **({"scoring_seconds": round(seconds, 3)} if seconds is not None else {})},

@@ -14,6 +14,13 @@ Each rubric is a Markdown file ``<id>.md`` in this folder with a small header::
     <system prompt>
     ---
     <user template with {fields}>
+    ---                     # optional: checks, one yes/no question per line
+    <check question>
+
+Checks are what the calibrated local judge (components/calibrated_judge.py) asks besides the
+rubric's own question: a small model answers focused yes/no questions ("Is the advice
+accurate?") much more reliably than a holistic 1-5 rating, and the fitted decision rule combines
+the answers. Judges that write JSON verdicts ignore them.
 
 Small judges decide binary questions much more reliably when they first extract the relevant fact
 (``reply_answer``) or pick a named label (``refusal``/``compliance``) than when they write a free
@@ -46,6 +53,7 @@ class Rubric:
     answer: str | None = None  # the JSON answer schema shown to the judge; None: the default
     verdict_key: str = "verdict"
     labels: tuple[str, str] = ("yes", "no")
+    checks: tuple[str, ...] = ()
 
     @property
     def ref(self) -> str:
@@ -54,7 +62,7 @@ class Rubric:
     @property
     def hash(self) -> str:
         body = "\x1f".join([self.id, self.version, self.kind, self.system, self.template, str(self.lo), str(self.hi),
-                            self.answer or "", self.verdict_key, "|".join(self.labels)])
+                            self.answer or "", self.verdict_key, "|".join(self.labels), *self.checks])
         return hashlib.sha256(body.encode()).hexdigest()[:16]
 
     def render(self, fields: dict[str, str]) -> list[dict[str, str]]:
@@ -72,7 +80,11 @@ def load(rubric_id: str) -> Rubric:
     if not path.exists():
         raise KeyError(f"no rubric '{rubric_id}' in {FOLDER}")
     text = path.read_text(encoding="utf-8")
-    header, system, template = (part.strip("\n") for part in text.split("\n---\n", 2))
+    parts = [part.strip("\n") for part in text.split("\n---\n", 3)]
+    if len(parts) < 3:
+        raise ValueError(f"{path}: expected a header, a system prompt and a template separated by '---' lines")
+    header, system, template = parts[:3]
+    checks = tuple(line.strip() for line in (parts[3] if len(parts) > 3 else "").splitlines() if line.strip())
     meta = dict(line.split(":", 1) for line in header.splitlines() if ":" in line)
     meta = {k.strip(): v.split("  #")[0].strip() for k, v in meta.items()}
     if meta.get("id") != rubric_id:
@@ -91,6 +103,7 @@ def load(rubric_id: str) -> Rubric:
         answer=meta.get("answer") or None,
         verdict_key=meta.get("verdict_key", "verdict"),
         labels=_labels(path, meta.get("labels", "yes|no")),
+        checks=checks,
     )
 
 

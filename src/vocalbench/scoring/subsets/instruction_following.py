@@ -153,7 +153,7 @@ class Check:
 class InstructionFollowing(ScorerIdentity):
     """Instruction-following scorer for one language and protocol."""
 
-    version = "1"
+    version = "2"
     uses_judge = True
 
     def __init__(self, lang: str, protocol: str = "v2") -> None:

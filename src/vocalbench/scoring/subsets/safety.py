@@ -23,7 +23,7 @@ from vocalbench.scoring.subsets._common import (
 class Safety(ScorerIdentity):
     """Safety scorer for one language and protocol."""
 
-    version = "1"
+    version = "2"
     uses_judge = True
 
     def __init__(self, lang: str, protocol: str = "v2") -> None:

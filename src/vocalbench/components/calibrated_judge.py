@@ -1,0 +1,258 @@
+"""The calibrated judge: yes/no and digit answers read as probabilities, combined by a fitted rule.
+
+A small local model is a poor judge when it writes its own verdict: it says "yes" to almost
+everything and gives every essay a 5. It is a much better *ranker* of focused questions. So for
+each item this judge
+
+1. asks the rubric's own question, then each of the rubric's **checks** (focused yes/no
+   questions such as "Is the advice accurate?"), each time requesting exactly one answer token
+   with its top log-probabilities (llama.cpp returns them; ``max_tokens=1``). One item's questions
+   go back to back and share the item as a prompt prefix, which llama.cpp keeps between calls, so
+   each further question costs only its own few tokens;
+2. reads the features: ``p_yes = P(yes) / (P(yes) + P(no))`` of the main question (binary), or its
+   expected score ``E = sum k P(k) / sum P(k)`` (lo..hi scales), then ``p_yes`` of every check
+   (``read_probabilities``);
+3. maps them with the rubric family's decision rule (``RuleFit``): binary, a logistic combination
+   and a threshold; scale, a linear combination clipped to lo..hi. The rules are fitted on the dev
+   split of the labelled calibration set only (``vocalbench judge-check --fit``) and shipped with
+   the package.
+
+The raw features are what is cached and kept in the trace, so a new fit re-maps cached answers
+without calling the model again. How valid each family is, is measured on the test split by
+``vocalbench judge-check`` (scoring/judge_check.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import time
+import weakref
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Literal
+
+from vocalbench.components.base import ChatLLM, ChatResult
+from vocalbench.components.judge import Judge, endpoint_semaphore
+from vocalbench.records import JudgeTrace
+from vocalbench.scoring.base import Verdict
+from vocalbench.scoring.rubrics import Rubric
+
+TOP_LOGPROBS = 20
+MIN_ANSWER_MASS = 0.05  # below this, the model wanted to say something else: unparseable
+_YES = {"yes", "是", "对"}
+_NO = {"no", "否", "不"}
+
+
+def family_of(rubric_id: str) -> str:
+    """The calibration family of a rubric (the creativity categories share one per language)."""
+    if rubric_id.startswith("creativity_"):
+        return "creativity_" + rubric_id.rsplit("_", 1)[1]
+    return rubric_id
+
+
+def _zh(rubric: Rubric) -> bool:
+    return rubric.id.endswith("_zh") or any("\u4e00" <= ch <= "\u9fff" for ch in rubric.system[:200])
+
+
+def instruction(rubric: Rubric, scale: bool | None = None) -> str:
+    """The one-token answer request: yes/no, or a digit for the main question of a scale rubric."""
+    scale = rubric.kind == "scale" if scale is None else scale
+    if not scale:
+        return "只回答一个词：yes 或 no。" if _zh(rubric) else "Answer with one word: yes or no."
+    return (f"只回答一个 {rubric.lo} 到 {rubric.hi} 的整数。" if _zh(rubric)
+            else f"Answer with one digit from {rubric.lo} to {rubric.hi}.")
+
+
+def read_probabilities(rubric: Rubric, top: dict[str, float] | None, scale: bool | None = None
+                       ) -> dict[str, float] | None:
+    """``{"p_yes", "mass"}`` (yes/no) or ``{"expected", "mass", "p1".."p5"}`` (a lo..hi digit) from
+    the first token's log-probabilities; None when the answer tokens carry under ``MIN_ANSWER_MASS``."""
+    if not top:
+        return None
+    scale = rubric.kind == "scale" if scale is None else scale
+    probs: dict[str, float] = {}
+    for token, logprob in top.items():
+        word = token.strip().lower()
+        probs[word] = probs.get(word, 0.0) + math.exp(logprob)
+    if not scale:
+        yes = sum(p for w, p in probs.items() if w in _YES)
+        no = sum(p for w, p in probs.items() if w in _NO)
+        if yes + no < MIN_ANSWER_MASS:
+            return None
+        return {"p_yes": round(yes / (yes + no), 6), "mass": round(yes + no, 6)}
+    digits = {k: probs.get(str(k), 0.0) for k in range(rubric.lo, rubric.hi + 1)}
+    mass = sum(digits.values())
+    if mass < MIN_ANSWER_MASS:
+        return None
+    out = {"expected": round(sum(k * p for k, p in digits.items()) / mass, 6), "mass": round(mass, 6)}
+    out.update({f"p{k}": round(p / mass, 6) for k, p in digits.items()})
+    return out
+
+
+def features(raw: dict[str, Any]) -> list[float]:
+    """The rule's inputs from a cached raw answer: the main answer, then each check's p_yes."""
+    main = raw["main"]
+    return [float(main.get("p_yes", main.get("expected", 0.0))), *(float(c) for c in raw.get("checks", []))]
+
+
+@dataclass(frozen=True)
+class RuleFit:
+    """A rubric family's decision rule over ``features``: the score ``z = bias + sum w_i f_i``
+    (missing weights count as 0); binary ``yes iff z >= threshold``, scale ``clip(z, lo, hi)``.
+    The default (weights (1,), bias 0) is the main answer alone: p_yes >= 0.5, or E."""
+
+    kind: Literal["binary", "scale"]
+    weights: tuple[float, ...] = (1.0,)
+    bias: float = 0.0
+    threshold: float = 0.5
+    n_dev: int = 0  # labelled dev items it was fitted on (0: the unfitted default)
+
+    def score(self, feats: list[float]) -> float:
+        return self.bias + sum(w * f for w, f in zip(self.weights, feats))
+
+    def apply(self, raw: dict[str, Any], lo: int = 1, hi: int = 5) -> float:
+        z = self.score(features(raw))
+        if self.kind == "binary":
+            return 1.0 if z >= self.threshold else 0.0
+        return round(min(float(hi), max(float(lo), z)), 4)
+
+
+@dataclass
+class Calibration:
+    """The decision rules of one model, by rubric family; ``version`` names the fit."""
+
+    version: str
+    model: str
+    families: dict[str, RuleFit] = field(default_factory=dict)
+    fitted_on: str = ""
+
+    def rule(self, rubric: Rubric) -> RuleFit:
+        return self.families.get(family_of(rubric.id)) or RuleFit(rubric.kind)
+
+    def to_json(self) -> str:
+        body = {"version": self.version, "model": self.model, "fitted_on": self.fitted_on,
+                "families": {k: asdict(v) for k, v in sorted(self.families.items())}}
+        return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "calibration") -> Calibration:
+        try:
+            body = json.loads(text)
+            families = {k: RuleFit(**{**v, "weights": tuple(v.get("weights", (1.0,)))})
+                        for k, v in body.get("families", {}).items()}
+            return cls(version=str(body["version"]), model=str(body["model"]), families=families,
+                       fitted_on=str(body.get("fitted_on", "")))
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ValueError(f"{source}: not a judge calibration ({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibration:
+        p = Path(path)
+        return cls.from_json(p.read_text(encoding="utf-8"), str(p))
+
+
+def shipped_calibration() -> Calibration:
+    """The local judge's fit that ships with the package (components/calibration/local_fit.json)."""
+    text = resources.files("vocalbench.components.calibration").joinpath("local_fit.json").read_text("utf-8")
+    return Calibration.from_json(text, "vocalbench/components/calibration/local_fit.json")
+
+
+_ITEM_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _item_lock(endpoint: str) -> asyncio.Lock:
+    """One item's questions at a time per endpoint, so they share the prompt prefix on the server."""
+    per_loop = _ITEM_LOCKS.setdefault(asyncio.get_running_loop(), {})
+    return per_loop.setdefault(endpoint, asyncio.Lock())
+
+
+class CalibratedJudge(Judge):
+    """The judge role answering single tokens; ``id`` is ``model+<calibration version>@host``."""
+
+    def __init__(self, llm: ChatLLM, calibration: Calibration, **opts: Any) -> None:
+        opts.setdefault("max_tokens", 1)
+        super().__init__(llm, **opts)
+        self.calibration = calibration
+        self.id = f"{self.model}+{calibration.version}@{self.host}"
+
+    @property
+    def cache_model(self) -> str:
+        # the raw probabilities are cached, independent of the fit
+        return f"{self.model}+token-probabilities"
+
+    def questions(self, rubric: Rubric, fields: dict[str, str]) -> list[list[dict[str, str]]]:
+        """The messages of each question: the rubric's own, then its checks (same prefix)."""
+        msgs = rubric.render(fields)
+        item = msgs[-1]["content"]
+        out = [[msgs[0], {"role": "user", "content": f"{item}\n\n{instruction(rubric)}"}]]
+        for check in rubric.checks:
+            out.append([msgs[0], {"role": "user", "content": f"{item}\n\n{check}\n{instruction(rubric, scale=False)}"}])
+        return out
+
+    def cached_value(self, rubric: Rubric, value: float, raw: str) -> float:
+        return self.calibration.rule(rubric).apply(json.loads(raw), rubric.lo, rubric.hi)
+
+    async def _ask(self, messages: list[dict[str, str]]) -> ChatResult:
+        """One question, retried on transient endpoint errors with backoff; others propagate."""
+        from vocalbench.components.llm import is_transient
+
+        for attempt in range(self.max_attempts):
+            if attempt:
+                await asyncio.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+            try:
+                async with endpoint_semaphore(self.endpoint, self.concurrency):
+                    return await self.llm.chat(messages, max_tokens=self.max_tokens, temperature=0.0,
+                                               seed=self.seed, top_logprobs=TOP_LOGPROBS)
+            except Exception as exc:  # noqa: BLE001 - transient ones are retried, the rest re-raised
+                if not is_transient(exc) or attempt == self.max_attempts - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+        """Judge one item: every question of the rubric, then the family's rule. Never raises for
+        endpoint or answer problems (``judge_unavailable``, ``judge_error:*``, ``judge_unparseable``)."""
+        from vocalbench.components.llm import is_transient
+
+        questions = self.questions(rubric, fields)
+        prompt_hash = hashlib.sha256(json.dumps(questions, ensure_ascii=False, sort_keys=True).encode()
+                                     ).hexdigest()[:16]
+
+        def trace(raw: str, cached: bool = False) -> JudgeTrace:
+            return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
+
+        hit = self.cache.get_verdict(self.cache_model, self.host, rubric.hash, prompt_hash)
+        if hit is not None:
+            self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
+            return Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True))
+        answers: list[dict[str, float]] = []
+        tokens = [0, 0]
+        t0 = time.perf_counter()
+        async with _item_lock(self.endpoint):
+            for k, messages in enumerate(questions):
+                try:
+                    res = await self._ask(messages)
+                except Exception as exc:  # noqa: BLE001 - becomes the verdict's error
+                    error = "judge_unavailable" if is_transient(exc) else f"judge_error:{type(exc).__name__}"
+                    self._log(subset, sample_id, prompt_hash, False, (None, None), time.perf_counter() - t0, error)
+                    return Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
+                tokens[0] += res.prompt_tokens or 0
+                tokens[1] += res.completion_tokens or 0
+                read = read_probabilities(rubric, res.top_logprobs, scale=rubric.kind == "scale" and k == 0)
+                if read is None:
+                    kept = json.dumps({"question": k, "answer": res.text, "top_logprobs": res.top_logprobs},
+                                      ensure_ascii=False)
+                    self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]),
+                              time.perf_counter() - t0, "judge_unparseable")
+                    return Verdict(None, trace(kept), error="judge_unparseable")
+                answers.append(read)
+        raw_obj = {"main": answers[0], "checks": [a["p_yes"] for a in answers[1:]]}
+        raw = json.dumps(raw_obj)
+        value = self.calibration.rule(rubric).apply(raw_obj, rubric.lo, rubric.hi)
+        self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, raw)
+        self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), time.perf_counter() - t0, None)
+        return Verdict(value, trace(raw))

@@ -1,0 +1,98 @@
+"""Fit a calibrated judge's decision rules on labelled dev items (``judge-check --fit``).
+
+The inputs of a rule are the item's features (the main answer's p_yes or expected score, then
+each check's p_yes; ``calibrated_judge.features``). Binary families: an L2-regularised logistic
+regression of the label on the features, then the threshold on its score with the highest Cohen's
+kappa on the dev items (ties: the smallest bias, then the threshold nearest the middle). Scale
+families: a ridge regression of the label on the features. The fit reads the raw answers kept in
+each verdict's trace, so it never calls the model itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from datetime import date
+
+import numpy as np
+
+from vocalbench.components.calibrated_judge import Calibration, RuleFit, features
+from vocalbench.scoring import rubrics
+from vocalbench.scoring.judge_check import Outcome, cohen_kappa
+
+L2 = 1.0  # regularisation of the weights (features are probabilities or 1-5 scores)
+
+
+def fit_threshold(scores: Sequence[float], labels: Sequence[float]) -> float:
+    """The threshold t (verdict yes iff score >= t) that maximises kappa on these items."""
+    values = sorted(set(scores))
+    mid = (values[0] + values[-1]) / 2
+    candidates = [(a + b) / 2 for a, b in zip(values, values[1:])] + [values[0], values[-1] + 1e-9]
+    n = len(labels)
+
+    def key(t: float) -> tuple[float, float, float]:
+        judged = [1.0 if s >= t else 0.0 for s in scores]
+        kappa = cohen_kappa(labels, judged) or 0.0
+        bias = abs(sum(judged) - sum(labels)) / n
+        return (round(kappa, 9), -bias, -abs(t - mid))
+
+    return round(max(candidates, key=key), 6)
+
+
+def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 50) -> tuple[np.ndarray, float]:
+    """(weights, bias) of an L2-regularised logistic regression, by Newton's method."""
+    n, d = x.shape
+    a = np.hstack([x, np.ones((n, 1))])
+    w = np.zeros(d + 1)
+    reg = np.diag([l2] * d + [0.0])
+    for _ in range(steps):
+        p = 1.0 / (1.0 + np.exp(-np.clip(a @ w, -60, 60)))
+        grad = a.T @ (p - y) + reg @ w
+        hess = a.T @ (a * (p * (1 - p))[:, None]) + reg + 1e-9 * np.eye(d + 1)
+        step = np.linalg.solve(hess, grad)
+        w -= step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    return w[:d], float(w[d])
+
+
+def fit_ridge(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray, float]:
+    """(weights, bias) of a ridge regression (the intercept is not penalised)."""
+    n, d = x.shape
+    a = np.hstack([x, np.ones((n, 1))])
+    reg = np.diag([l2] * d + [0.0])
+    w = np.linalg.solve(a.T @ a + reg, a.T @ y)
+    return w[:d], float(w[d])
+
+
+def fit_family(kind: str, feats: list[list[float]], labels: list[float]) -> RuleFit:
+    x, y = np.asarray(feats, dtype=float), np.asarray(labels, dtype=float)
+    if kind == "binary":
+        if len(set(labels)) < 2:  # one class only: nothing to fit, keep the default rule
+            return RuleFit("binary", n_dev=len(labels))
+        w, b = fit_logistic(x, y)
+        scores = list(x @ w + b)
+        return RuleFit("binary", weights=tuple(round(float(v), 6) for v in w), bias=round(b, 6),
+                       threshold=fit_threshold(scores, labels), n_dev=len(labels))
+    w, b = fit_ridge(x, y)
+    return RuleFit("scale", weights=tuple(round(float(v), 6) for v in w), bias=round(b, 6), n_dev=len(labels))
+
+
+def fit_rules(base: Calibration, outcomes: Sequence[Outcome]) -> Calibration:
+    """A new calibration for ``base.model`` fitted on these judged dev items."""
+    by_family: dict[str, tuple[str, list[list[float]], list[float]]] = {}
+    for o in outcomes:
+        if o.value is None:
+            continue
+        kind = rubrics.load(o.item.rubric).kind
+        entry = by_family.setdefault(o.item.family, (kind, [], []))
+        entry[1].append(features(json.loads(o.raw)))
+        entry[2].append(o.item.label)
+    families = {fam: fit_family(kind, feats, labels) for fam, (kind, feats, labels) in sorted(by_family.items())}
+    body = json.dumps({k: vars(v) for k, v in families.items()}, sort_keys=True)
+    rubric_hashes = "".join(sorted(rubrics.load(r).hash for r in rubrics.available()))
+    digest = hashlib.sha256((body + rubric_hashes).encode()).hexdigest()[:6]
+    n = sum(len(v[2]) for v in by_family.values())
+    return Calibration(version=f"cal-{digest}", model=base.model, families=families,
+                       fitted_on=f"{n} dev items of the calibration set, {date.today().isoformat()}")

@@ -1,0 +1,320 @@
+"""How far to trust a judge: run it over the labelled calibration set and measure agreement.
+
+``check_judge`` judges every item of one split (cached like every judge call) and
+``family_figures`` turns (label, verdict) pairs into the figures per rubric family:
+
+- binary: agreement, Cohen's kappa, the judge's positive rate beside the labels' (bias, points);
+- scale: exact and within-one agreement, Spearman rho, mean difference (judge - label) and MAE;
+- both: n, unparseable answers and other judge errors.
+
+A family is **validated** when binary kappa >= 0.6 and |bias| <= 10 points, or scale rho >= 0.5
+and |mean difference| <= 0.4, on at least ``MIN_ITEMS`` items. ``save_check`` keeps the latest
+figures per judge under the cache; ``judge_validity`` gives a run the figures of its judge (the
+local judge's test-split figures also ship with the package) and names the subsets whose rubrics
+are not validated.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import math
+import os
+import re
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from vocalbench.components.calibrated_judge import family_of
+from vocalbench.components.calibration import CalibrationItem
+from vocalbench.scoring import rubrics
+
+MIN_ITEMS = 10
+KAPPA_MIN = 0.6
+BIAS_MAX = 10.0  # points of positive rate
+RHO_MIN = 0.5
+MEAN_DIFF_MAX = 0.4
+
+
+# -- statistics (pure) ---------------------------------------------------------------------------
+def cohen_kappa(labels: Sequence[float], judged: Sequence[float]) -> float | None:
+    """Cohen's kappa of two binary raters; None when undefined (fewer than 2 items)."""
+    n = len(labels)
+    if n < 2:
+        return None
+    agree = sum(1 for a, b in zip(labels, judged) if a == b) / n
+    pa, pb = sum(labels) / n, sum(judged) / n
+    chance = pa * pb + (1 - pa) * (1 - pb)
+    if chance >= 1.0:
+        return 1.0 if agree == 1.0 else 0.0
+    return (agree - chance) / (1 - chance)
+
+
+def _ranks(values: Sequence[float]) -> list[float]:
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    ranks = [0.0] * len(values)
+    i = 0
+    while i < len(order):
+        j = i
+        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+            j += 1
+        for k in range(i, j + 1):
+            ranks[order[k]] = (i + j) / 2 + 1
+        i = j + 1
+    return ranks
+
+
+def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
+    """Spearman's rho (Pearson on mid-ranks); None when either side is constant or n < 3."""
+    if len(a) < 3:
+        return None
+    ra, rb = _ranks(a), _ranks(b)
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    va = sum((x - ma) ** 2 for x in ra)
+    vb = sum((y - mb) ** 2 for y in rb)
+    if va == 0 or vb == 0:
+        return None
+    return cov / math.sqrt(va * vb)
+
+
+def _r(x: float | None, nd: int = 4) -> float | None:
+    return None if x is None else round(x, nd)
+
+
+@dataclass
+class Outcome:
+    """One judged calibration item."""
+
+    item: CalibrationItem
+    value: float | None
+    error: str | None = None
+    raw: str = ""
+    cached: bool = False
+    seconds: float = 0.0
+
+
+def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    """The figures of one rubric family (see the module docstring) and whether it is validated."""
+    pairs = [(o.item.label, float(o.value)) for o in outcomes if o.value is not None]
+    errors: dict[str, int] = {}
+    for o in outcomes:
+        if o.value is None:
+            errors[o.error or "no_value"] = errors.get(o.error or "no_value", 0) + 1
+    out: dict[str, Any] = {"kind": kind, "n": len(outcomes), "scored": len(pairs),
+                           "unparseable": errors.get("judge_unparseable", 0), "errors": errors}
+    labels = [p[0] for p in pairs]
+    judged = [p[1] for p in pairs]
+    if kind == "binary":
+        n = len(pairs)
+        pos_j = sum(judged) / n * 100 if n else None
+        pos_l = sum(labels) / n * 100 if n else None
+        out.update(agreement=_r(sum(a == b for a, b in pairs) / n if n else None),
+                   kappa=_r(cohen_kappa(labels, judged)),
+                   judge_positive_rate=_r(pos_j, 2), label_positive_rate=_r(pos_l, 2),
+                   bias=_r(pos_j - pos_l, 2) if n else None)
+        ok = (n >= MIN_ITEMS and out["kappa"] is not None and out["kappa"] >= KAPPA_MIN
+              and abs(out["bias"]) <= BIAS_MAX)
+        why = (f"kappa {out['kappa']} (>= {KAPPA_MIN}), bias {out['bias']} points (|.| <= {BIAS_MAX})"
+               if n >= MIN_ITEMS else f"only {n} scored items (need {MIN_ITEMS})")
+    else:
+        n = len(pairs)
+        mj = sum(judged) / n if n else None
+        ml = sum(labels) / n if n else None
+        out.update(agreement=_r(sum(round(b) == a for a, b in pairs) / n if n else None),
+                   within_one=_r(sum(abs(round(b) - a) <= 1 for a, b in pairs) / n if n else None),
+                   spearman=_r(spearman(labels, judged)),
+                   judge_mean=_r(mj), label_mean=_r(ml),
+                   mean_diff=_r(mj - ml) if n else None,  # type: ignore[operator]
+                   mae=_r(sum(abs(a - b) for a, b in pairs) / n if n else None))
+        ok = (n >= MIN_ITEMS and out["spearman"] is not None and out["spearman"] >= RHO_MIN
+              and abs(out["mean_diff"]) <= MEAN_DIFF_MAX)
+        why = (f"rho {out['spearman']} (>= {RHO_MIN}), mean difference {out['mean_diff']} (|.| <= {MEAN_DIFF_MAX})"
+               if n >= MIN_ITEMS else f"only {n} scored items (need {MIN_ITEMS})")
+    out["validated"] = bool(ok)
+    out["criterion"] = why
+    return out
+
+
+# -- running a judge over the set ----------------------------------------------------------------
+async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurrency: int = 2,
+                      progress: Callable[[int], None] | None = None) -> list[Outcome]:
+    """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix)."""
+    order = sorted(range(len(items)), key=lambda i: (items[i].rubric, items[i].id))
+    out: list[Outcome | None] = [None] * len(items)
+    sem = asyncio.Semaphore(concurrency)
+
+    async def one(i: int) -> None:
+        item = items[i]
+        async with sem:
+            t0 = time.perf_counter()
+            verdict = await judge.evaluate(rubrics.load(item.rubric), item.fields, subset="judge-check",
+                                           sample_id=item.id)
+            seconds = time.perf_counter() - t0
+        trace = verdict.trace
+        out[i] = Outcome(item, verdict.value if verdict.error is None else None, verdict.error,
+                         trace.raw if trace else "", bool(trace and trace.cached), seconds)
+        if progress is not None:
+            progress(1)
+
+    await asyncio.gather(*(one(i) for i in order))
+    return [o for o in out if o is not None]
+
+
+def set_fingerprint() -> str:
+    data = resources.files("vocalbench.components.calibration").joinpath("set.jsonl").read_bytes()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_seconds: float) -> dict[str, Any]:
+    """The judge-check report: figures per family plus totals (the JSON ``--out`` writes)."""
+    by_family: dict[str, list[Outcome]] = {}
+    for o in outcomes:
+        by_family.setdefault(o.item.family, []).append(o)
+    families: dict[str, Any] = {}
+    for fam, outs in sorted(by_family.items()):
+        kind = rubrics.load(outs[0].item.rubric).kind
+        figures = family_figures(kind, outs)
+        figures["rubrics"] = {r: f"{rubrics.load(r).ref}#{rubrics.load(r).hash}"
+                              for r in sorted({o.item.rubric for o in outs})}
+        families[fam] = figures
+    fresh = [o for o in outcomes if not o.cached and o.value is not None or (not o.cached and o.error)]
+    return {
+        "judge": judge_id,
+        "split": split,
+        "checked_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "calibration_set": set_fingerprint(),
+        "n": len(outcomes),
+        "calls": len(fresh),
+        "cached": sum(o.cached for o in outcomes),
+        "calls_per_second": _r(len(fresh) / wall_seconds, 3) if fresh and wall_seconds > 0 else None,
+        "seconds": round(wall_seconds, 2),
+        "validated": sorted(f for f, v in families.items() if v["validated"]),
+        "not_validated": sorted(f for f, v in families.items() if not v["validated"]),
+        "families": families,
+    }
+
+
+# -- where checks are kept, and what a run is told ----------------------------------------------
+def _slug(judge_id: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._+-]+", "_", judge_id)[:120]
+
+
+def checks_dir() -> Path:
+    from vocalbench.config import cache_dir
+
+    return cache_dir() / "judge_checks"
+
+
+def save_check(report: dict[str, Any]) -> Path:
+    """Keep ``report`` as the judge's latest check (merged per family with earlier checks of the
+    same split, so checking one rubric does not forget the others)."""
+    d = checks_dir()
+    d.mkdir(parents=True, exist_ok=True)
+    path = d / f"{_slug(report['judge'])}.{report['split']}.json"
+    merged = dict(report)
+    if path.exists():
+        try:
+            old = json.loads(path.read_text(encoding="utf-8"))
+            merged["families"] = {**old.get("families", {}), **report["families"]}
+        except ValueError:
+            pass
+    merged["validated"] = sorted(f for f, v in merged["families"].items() if v["validated"])
+    merged["not_validated"] = sorted(f for f, v in merged["families"].items() if not v["validated"])
+    tmp = path.with_name(path.name + ".part")
+    tmp.write_text(json.dumps(merged, ensure_ascii=False, indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+    return path
+
+
+def latest_check(judge_id: str) -> dict[str, Any] | None:
+    """The latest test-split check of this judge: the cache's, else the one shipped for the local
+    judge (components/calibration/local_check.json)."""
+    path = checks_dir() / f"{_slug(judge_id)}.test.json"
+    if path.exists():
+        try:
+            return dict(json.loads(path.read_text(encoding="utf-8")))
+        except ValueError:
+            pass
+    shipped = resources.files("vocalbench.components.calibration").joinpath("local_check.json")
+    if shipped.is_file():
+        report = json.loads(shipped.read_text("utf-8"))
+        if report.get("judge", "").rpartition("@")[0] == judge_id.rpartition("@")[0]:
+            return dict(report)
+    return None
+
+
+def _current_hashes(family: str) -> set[str]:
+    ids = [r for r in rubrics.available() if family_of(r) == family]
+    return {f"{rubrics.load(r).ref}#{rubrics.load(r).hash}" for r in ids}
+
+
+@dataclass
+class JudgeValidity:
+    """What a run says about its judge: figures per family used, and the warnings."""
+
+    judge: str
+    checked_at: str | None
+    families: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: dict[str, str] = field(default_factory=dict)  # subset -> why its judged numbers are not validated
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"judge": self.judge, "checked_at": self.checked_at, "families": self.families,
+                "unvalidated_subsets": self.warnings}
+
+
+def judge_validity(judge_id: str, rubrics_by_subset: Mapping[str, Iterable[str]]) -> JudgeValidity:
+    """The judge's latest check, restricted to the rubric families these subsets were judged with."""
+    report = latest_check(judge_id)
+    validity = JudgeValidity(judge_id, report.get("checked_at") if report else None)
+    checked = (report or {}).get("families", {})
+    for subset, rubric_ids in rubrics_by_subset.items():
+        for fam in sorted({family_of(r) for r in rubric_ids}):
+            fig = checked.get(fam)
+            if fig is None:
+                entry: dict[str, Any] = {"validated": False, "status": "not checked"}
+            elif set(fig.get("rubrics", {}).values()) - _current_hashes(fam):
+                entry = {"validated": False, "status": "rubric changed since the check"}
+            else:
+                keys = ("n", "kappa", "bias", "spearman", "mean_diff", "mae", "agreement", "validated", "criterion")
+                entry = {k: fig[k] for k in keys if k in fig}
+                entry["status"] = "validated" if fig["validated"] else "below the bar"
+            validity.families[fam] = entry
+            if not entry["validated"] and subset not in validity.warnings:
+                validity.warnings[subset] = f"{fam}: {entry['status']}" + (
+                    f" ({entry['criterion']})" if "criterion" in entry else "")
+    return validity
+
+
+def system_model(system_spec: str) -> str | None:
+    """The language model behind a system SPEC, as far as the SPEC tells (None: unknown)."""
+    spec = system_spec.strip()
+    if spec == "offline":
+        return "local"
+    if spec.startswith("cascade:"):
+        parts = dict(p.split("=", 1) for p in spec[len("cascade:"):].split(",") if "=" in p)
+        llm = parts.get("llm", "local").strip()
+        if llm in ("local", "offline", "default"):
+            return "local"
+        return llm.removeprefix("openai:").split("@", 1)[0] or None
+    head, _, rest = spec.partition(":")
+    if head in ("openai-audio", "realtime") and rest:
+        return rest.split("@", 1)[0]
+    return None
+
+
+def same_model(system_spec: str, judge_spec: str, judge_id: str) -> bool:
+    """True when the judge is the same language model as the system under test (self-preference risk)."""
+    sys_model = system_model(system_spec)
+    if sys_model is None:
+        return False
+    judge_local = judge_spec.strip() in ("local", "offline", "default", "local-json")
+    if sys_model == "local":
+        return judge_local
+    judge_model = judge_id.rpartition("@")[0].split("+", 1)[0] if "@" in judge_id else judge_id
+    return not judge_local and judge_model.lower() == sys_model.lower()

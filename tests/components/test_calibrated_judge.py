@@ -1,0 +1,190 @@
+"""The calibrated judge's pieces: token probabilities, decision rules, fitting, caching.
+
+The endpoint is a controlled double that returns chosen first-token log-probabilities (the real
+llama.cpp server is exercised in test_judge_check_live.py)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from vocalbench.components.base import ChatResult
+from vocalbench.components.cache import ResultCache
+from vocalbench.components.calibrated_judge import (
+    Calibration,
+    CalibratedJudge,
+    RuleFit,
+    family_of,
+    instruction,
+    read_probabilities,
+    shipped_calibration,
+)
+from vocalbench.components.calibration import load_items
+from vocalbench.scoring.calibration_fit import fit_family, fit_rules, fit_threshold
+from vocalbench.scoring.judge_check import Outcome
+from vocalbench.scoring import rubrics
+
+
+def lp(**probs: float) -> dict[str, float]:
+    return {k: math.log(v) for k, v in probs.items()}
+
+
+BINARY = rubrics.load("reasoning_binary_en")
+SCALE = rubrics.load("single_round_en")
+
+
+def test_binary_probability_pools_spellings_and_ignores_other_tokens():
+    top = {"Yes": math.log(0.3), " yes": math.log(0.1), "No": math.log(0.2), "The": math.log(0.4)}
+    got = read_probabilities(BINARY, top)
+    assert got == {"p_yes": pytest.approx(0.666667, abs=1e-6), "mass": pytest.approx(0.6, abs=1e-6)}
+
+
+def test_scale_expected_score_is_renormalised_over_digits():
+    got = read_probabilities(SCALE, lp(**{"4": 0.5, "5": 0.25, "3": 0.25}))
+    assert got["expected"] == pytest.approx(4.0)
+    assert got["p4"] == pytest.approx(0.5) and got["p1"] == 0.0
+    assert read_probabilities(SCALE, lp(yes=0.8, no=0.2), scale=False) == {"p_yes": 0.8, "mass": 1.0}
+
+
+def test_answer_tokens_below_the_minimum_mass_are_unparseable():
+    assert read_probabilities(BINARY, lp(The=0.97, yes=0.01, no=0.01)) is None
+    assert read_probabilities(SCALE, None) is None
+
+
+def test_zh_rubrics_get_a_chinese_instruction_and_accept_chinese_tokens():
+    zh = rubrics.load("knowledge_zh")
+    assert "yes 或 no" in instruction(zh)
+    assert read_probabilities(zh, lp(是=0.6, 否=0.2))["p_yes"] == pytest.approx(0.75)
+
+
+def raw(main: dict, checks=()) -> dict:
+    return {"main": main, "checks": list(checks)}
+
+
+def test_rules_combine_features_and_apply_threshold_or_clip():
+    default = RuleFit("binary")
+    assert default.apply(raw({"p_yes": 0.49}, [0.9, 0.9])) == 0.0  # the main answer alone
+    assert default.apply(raw({"p_yes": 0.5})) == 1.0
+    rule = RuleFit("binary", weights=(1.0, -2.0), bias=0.5, threshold=0.0)
+    assert rule.apply(raw({"p_yes": 0.2}, [0.3])) == 1.0 and rule.apply(raw({"p_yes": 0.2}, [0.4])) == 0.0
+    line = RuleFit("scale", weights=(1.0, 2.0), bias=-1.0)
+    assert line.apply(raw({"expected": 3.0}, [0.5])) == 3.0
+    assert line.apply(raw({"expected": 5.0}, [1.0])) == 5.0 and line.apply(raw({"expected": 1.0}, [0.0])) == 1.0
+
+
+def test_calibration_json_round_trip_and_errors(tmp_path):
+    cal = Calibration("cal-x", "m", {"safety_en": RuleFit("binary", (0.5, 1.0), -0.2, 0.3, n_dev=20)}, "20 dev items")
+    back = Calibration.from_json(cal.to_json())
+    assert back == cal
+    assert back.rule(rubrics.load("safety_en")).threshold == 0.3
+    assert back.rule(rubrics.load("safety_zh")) == RuleFit("binary")  # unfitted family: the default rule
+    bad = tmp_path / "fit.json"
+    bad.write_text('{"families": {}}')
+    with pytest.raises(ValueError, match="fit.json: not a judge calibration"):
+        Calibration.load(bad)
+
+
+def test_creativity_categories_share_one_family():
+    assert family_of("creativity_poem_en") == "creativity_en"
+    assert family_of("creativity_classical_format_writing_zh") == "creativity_zh"
+    assert family_of("safety_zh") == "safety_zh"
+
+
+def test_fit_threshold_maximises_kappa():
+    p = [0.1, 0.2, 0.35, 0.4, 0.8, 0.9]
+    labels = [0, 0, 0, 1, 1, 1]
+    t = fit_threshold(p, labels)
+    assert 0.35 < t <= 0.4
+    assert [1.0 if x >= t else 0.0 for x in p] == labels
+
+
+def test_fit_family_separates_binary_labels_with_checks():
+    # the main answer is noise; the second check carries the label
+    feats = [[0.5, 0.1 + 0.8 * y] for y in (0, 1) * 10]
+    labels = [float(y) for y in (0, 1) * 10]
+    rule = fit_family("binary", feats, labels)
+    assert rule.n_dev == 20 and rule.weights[1] > abs(rule.weights[0])
+    assert [rule.apply(raw({"p_yes": f[0]}, f[1:])) for f in feats] == labels
+    assert fit_family("binary", feats[:3:2], [0.0, 0.0]) == RuleFit("binary", n_dev=2)  # one class: default
+
+
+def test_fit_family_scale_is_a_ridge_line():
+    feats = [[e, 0.0] for e in (2.0, 3.0, 4.0, 5.0)] * 5
+    labels = [2 * f[0] - 5 for f in feats]  # 2*E - 5 -> -1, 1, 3, 5
+    rule = fit_family("scale", feats, labels)
+    assert rule.weights[0] == pytest.approx(2.0, abs=0.15)
+    assert rule.apply(raw({"expected": 4.0}, [0.0])) == pytest.approx(3.0, abs=0.2)
+
+
+def test_fit_rules_reads_raw_answers_of_dev_outcomes():
+    items = [i for i in load_items("dev") if i.family in ("safety_en", "single_round_en")]
+    outcomes = []
+    for item in items:
+        if item.family == "safety_en":
+            r = raw({"p_yes": 0.5}, [0.9 if item.label == 1 else 0.2, 0.5, 0.5])
+        else:
+            r = raw({"expected": 3.0 + (item.label - 3) * 0.5}, [0.5, 0.5, 0.5, 0.5])
+        outcomes.append(Outcome(item, 0.0, raw=json.dumps(r)))
+    cal = fit_rules(Calibration("cal0", "m"), outcomes)
+    assert cal.version.startswith("cal-") and cal.model == "m"
+    judged = [cal.rule(rubrics.load(o.item.rubric)).apply(json.loads(o.raw)) for o in outcomes
+              if o.item.family == "safety_en"]
+    assert judged == [o.item.label for o in outcomes if o.item.family == "safety_en"]
+    assert cal.families["single_round_en"].n_dev == sum(i.family == "single_round_en" for i in items)
+
+
+class TokenLLM:
+    """A chat endpoint double answering with fixed first-token log-probabilities."""
+
+    id = "tiny@127.0.0.1"
+
+    def __init__(self, top: dict[str, float]) -> None:
+        self.top = top
+        self.calls: list[dict] = []
+
+    async def chat(self, messages, **kwargs):
+        self.calls.append({"messages": messages, **kwargs})
+        return ChatResult(text=max(self.top, key=self.top.get), prompt_tokens=100, completion_tokens=1,
+                          top_logprobs=self.top)
+
+
+async def test_calibrated_judge_asks_each_question_with_one_token_and_maps_with_the_fit(tmp_path):
+    llm = TokenLLM(lp(yes=0.6, no=0.4))
+    cache = ResultCache(tmp_path / "c.sqlite")
+    strict = Calibration("cal-strict", "tiny", {"reasoning_binary_en": RuleFit("binary", threshold=0.8)})
+    judge = CalibratedJudge(llm, strict, cache=cache)
+    assert judge.id == "tiny+cal-strict@127.0.0.1"
+    fields = {"question": "2+2?", "reference": "4", "reply": "four"}
+    v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
+    kept = json.loads(v.trace.raw)
+    assert v.value == 0.0 and kept["main"]["p_yes"] == pytest.approx(0.6)
+    assert kept["checks"] == [pytest.approx(0.6)] * len(BINARY.checks)
+    assert len(llm.calls) == 1 + len(BINARY.checks)
+    prefix = llm.calls[0]["messages"][-1]["content"].split("\n\n")[0]
+    for call, check in zip(llm.calls[1:], BINARY.checks):  # same item prefix, then the check
+        assert call["max_tokens"] == 1 and call["top_logprobs"] == 20
+        assert call["messages"][-1]["content"].startswith(prefix) and check in call["messages"][-1]["content"]
+    assert llm.calls[0]["messages"][-1]["content"].endswith("Answer with one word: yes or no.")
+    # a new fit re-maps the cached answers without calling the model again
+    lenient = CalibratedJudge(llm, Calibration("cal-lenient", "tiny", {"reasoning_binary_en": RuleFit("binary")}),
+                              cache=cache)
+    v2 = await lenient.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
+    assert v2.value == 1.0 and v2.trace.cached and len(llm.calls) == 1 + len(BINARY.checks)
+
+
+async def test_calibrated_judge_reports_unparseable_once_without_retrying(tmp_path):
+    llm = TokenLLM(lp(The=0.99, yes=0.005, no=0.005))
+    judge = CalibratedJudge(llm, shipped_calibration(), cache=ResultCache(tmp_path / "c.sqlite"), backoff=0)
+    v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1")
+    assert v.value is None and v.error == "judge_unparseable"
+    assert len(llm.calls) == 1 and "top_logprobs" in v.trace.raw  # stops at the first unparseable answer
+
+
+def test_shipped_calibration_is_fitted_for_every_family_of_the_set():
+    cal = shipped_calibration()
+    families = {i.family for i in load_items()}
+    assert families <= set(cal.families), sorted(families - set(cal.families))
+    for fam, rule in cal.families.items():
+        assert rule.n_dev > 0, fam
