@@ -10,6 +10,10 @@ import argparse
 import importlib
 import sys
 
+from vocalbench.errors import CliError
+
+__all__ = ["COMMANDS", "CliError", "build_parser", "main"]
+
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module in vocalbench.commands, one-line help)
     "run": ("run", "generate replies, score them and print the leaderboard"),
@@ -31,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    from vocalbench import __version__
+    from vocalbench._version import __version__
 
     parser = argparse.ArgumentParser(prog="vocalbench", description="Run the VocalBench benchmark end to end.")
     parser.add_argument("--version", action="version", version=f"vocalbench {__version__}")
@@ -60,10 +64,6 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-
-class CliError(Exception):
-    """A user-facing error: printed as one line, exit status 2."""
 
 
 if __name__ == "__main__":

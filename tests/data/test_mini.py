@@ -11,7 +11,7 @@ import pytest
 
 from vocalbench.build import perturb
 from vocalbench.build.items import read_jsonl
-from vocalbench.data import mini
+from vocalbench.build import mini
 
 EXPECTED = {
     "en": {"knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",

@@ -212,7 +212,7 @@ def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: floa
     try:
         import pyroomacoustics as pra
     except ImportError as exc:  # pragma: no cover - depends on the install
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         raise MissingDependency("reverberation", "pyroomacoustics", "build") from exc
     dim = np.array([rng.uniform(6.0, 10.0), rng.uniform(5.0, 8.0), rng.uniform(2.8, 4.0)])

@@ -82,7 +82,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     """Validated configs, one per language, from the flags."""
     from pydantic import ValidationError
 
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
     from vocalbench.systems import display_spec
 
     lang = args.lang or ("both" if args.data == "mini" else "en")
@@ -124,7 +124,7 @@ def versions() -> dict[str, str]:
     """Versions of the package and of the libraries a run depends on (installed ones only)."""
     from importlib import metadata
 
-    from vocalbench import __version__
+    from vocalbench._version import __version__
 
     out = {"vocalbench": __version__, "python": sys.version.split()[0]}
     for dist in ("openai", "websockets", "aiohttp", "numpy", "ray", "faster-whisper", "kokoro-onnx",
@@ -151,7 +151,7 @@ def save_config(job: Job, describe: dict[str, Any] | None) -> None:
 
 def check_resume(job: Job) -> None:
     """A run folder holds one system: refuse to mix replies of another one."""
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
 
     if (job.run_dir / "config.json").exists():
         old = RunConfig.load(job.run_dir)
@@ -161,7 +161,7 @@ def check_resume(job: Job) -> None:
 
 def generate_job(job: Job, args: argparse.Namespace) -> int:
     """Generate one language's replies; 0 on success, 3 when the error threshold stopped the run."""
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
     from vocalbench.data import DataError, load_samples
     from vocalbench.runner.generate import (
         LocalExecutor,

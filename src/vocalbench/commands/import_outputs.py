@@ -365,7 +365,7 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
     from vocalbench.data.official import DataError
 
     subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None

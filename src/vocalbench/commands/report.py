@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vocalbench.cli import CliError
+from vocalbench.errors import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

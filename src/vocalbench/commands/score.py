@@ -26,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
     from vocalbench.config import RunConfig
     from vocalbench.scoring.engine import score_run_sync
 

@@ -23,7 +23,7 @@ from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
 
-from vocalbench.registry import MissingDependency
+from vocalbench.errors import MissingDependency
 
 
 class AssetError(RuntimeError):

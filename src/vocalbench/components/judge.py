@@ -25,9 +25,8 @@ from typing import Any
 
 from vocalbench.components.base import ChatLLM
 from vocalbench.components.cache import ResultCache
+from vocalbench.components.rubric import Rubric, Verdict
 from vocalbench.records import JudgeTrace
-from vocalbench.scoring.base import Verdict
-from vocalbench.scoring.rubrics import Rubric
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _SCALE_PATTERNS = (

@@ -138,7 +138,7 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     from importlib.util import find_spec
 
     from vocalbench.components import assets
-    from vocalbench.registry import MissingDependency
+    from vocalbench.errors import MissingDependency
 
     for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         if find_spec(module) is None:

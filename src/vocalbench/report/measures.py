@@ -18,47 +18,23 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench import catalog
 from vocalbench.data.official import ROBUST_HEADLINE
 from vocalbench.report.runs import RunData
 from vocalbench.report.stats import ClusterTable, cluster_key
+from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.scoring.overall import TERMS
 from vocalbench.scoring.overall import clarity_points as _clarity_points
 
-PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}
-DEFAULT_METRIC = {
-    "knowledge": "accuracy", "chinese_knowledge": "accuracy", "foreign_knowledge": "accuracy",
-    "general_knowledge": "accuracy", "reasoning": "accuracy", "multi_round": "accuracy",
-    "cs_knowledge": "accuracy", "cs_knowledge_en": "accuracy", "creativity": "mean_score",
-    "single_round": "mean_score", "cs_open_ended": "mean_score", "robust_clean": "mean_score",
-    "instruction_following": "following_rate", "emotion": "eer", "safety": "refusal_rate",
-    "robust": "preserve_rate",
-}
-ZH_KNOWLEDGE = ("chinese_knowledge", "foreign_knowledge", "general_knowledge")
-# dimension -> the subset that carries it (knowledge in zh and code_switching are composite)
-DIMENSION_SUBSET = {
-    "knowledge": "knowledge", "reasoning": "reasoning", "creativity": "creativity",
-    "single_round": "single_round", "multi_round": "multi_round",
-    "instruction_following": "instruction_following", "empathy": "emotion", "safety": "safety",
-    "robust": "robust",
-}
-DIMENSION_ORDER = ["knowledge", "reasoning", "creativity", "single_round", "multi_round",
-                   "instruction_following", "empathy", "safety", "robust", "utmos", "wer", "per",
-                   "code_switching", "dialect", "rtf", "fcl_ms"]
-DIMENSION_LABEL = {
-    "knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
-    "single_round": "Single-round", "multi_round": "Multi-round",
-    "instruction_following": "Instr. following", "empathy": "Empathy", "safety": "Safety",
-    "robust": "Robust PR", "utmos": "UTMOS", "wer": "WER", "per": "PER",
-    "code_switching": "Code-switch PR", "dialect": "Dialect PR", "rtf": "RTF", "fcl_ms": "FCL ms",
-}
-LOWER_IS_BETTER = {"wer", "per", "rtf", "fcl_ms"}
+# How dimensions are labelled and which way is better: the one table in scoring/dimensions.py.
+DIMENSION_ORDER = [d.name for d in DIMENSIONS.values()]
+DIMENSION_LABEL = {d.name: d.label for d in DIMENSIONS.values()}
+LOWER_IS_BETTER = {d.name for d in DIMENSIONS.values() if d.lower_is_better}
 # overall weights per dimension (value * weight), from the one definition in scoring/overall.py;
 # clarity enters through clarity_points
 OVERALL_WEIGHTS = {v: {t.key: t.weight for t in terms if not t.clarity} for v, terms in TERMS.items()}
 # radar: each dimension normalised to 0-1 as the overall weighs it
-RADAR_SCALE = {"knowledge": 100.0, "reasoning": 100.0, "creativity": 5.0, "single_round": 5.0,
-               "instruction_following": 100.0, "empathy": 100.0, "safety": 100.0, "robust": 100.0,
-               "utmos": 5.0}
+RADAR_SCALE = {d.name: d.radar for d in DIMENSIONS.values() if d.radar is not None}
 _LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
 WER_ERR_KEYS = ("errors", "dist", "distance", "edits", "edit_distance")
 WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", "reference_length")
@@ -154,7 +130,17 @@ def _mean(col_sum: str, col_n: str, scale: float = 1.0) -> tuple[list[str], Call
 
 def _metric(run: RunData, subset: str) -> str:
     entry = (run.summary.get("subsets") or {}).get(subset) or {}
-    return str(entry.get("metric") or DEFAULT_METRIC.get(subset, "mean_score"))
+    spec = catalog.find(subset)
+    return str(entry.get("metric") or (spec.metric if spec is not None else "mean_score"))
+
+
+def _percent(subset: str, metric: str) -> bool:
+    """Whether a subset's metric is a percentage of 0/1 item values (its declaration says)."""
+    spec = catalog.find(subset)
+    return spec.percent if spec is not None and spec.metric == metric else metric in PERCENT_METRICS
+
+
+PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}  # for rows of undeclared subsets
 
 
 EER_THRESHOLD = 3.0
@@ -223,7 +209,7 @@ def build_run_table(run: RunData) -> RunTable:
                 vals.append((k, val))
         if not vals:
             continue
-        scale = 100.0 if metric in PERCENT_METRICS and max(v for _, v in vals) <= 1.0 else 1.0
+        scale = 100.0 if _percent(subset, metric) and max(v for _, v in vals) <= 1.0 else 1.0
         percent_scale[subset] = scale
         for k, v in vals:
             c = cluster_of(*k)
@@ -294,9 +280,11 @@ def build_run_table(run: RunData) -> RunTable:
 
     # --- dimensions built from subsets
     protocol = run.protocol
-    for dim, subset in DIMENSION_SUBSET.items():
-        if dim == "knowledge" and run.lang == "zh":
-            continue
+    for dim in DIMENSIONS:
+        carriers = catalog.dimension_members(dim, run.lang)
+        if len(carriers) != 1 or catalog.get(carriers[0]).dimension_is_preserve_rate:
+            continue  # a mean of several subsets or a preserve rate: built below
+        subset = carriers[0]
         if dim == "empathy" and protocol == "v1":
             _v1_empathy(run, t, out, cluster_of)
             continue
@@ -304,29 +292,43 @@ def build_run_table(run: RunData) -> RunTable:
         if src is not None:
             out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", src.fn, src.columns, src.note)
             out.item_keys[f"dimension:{dim}"] = out.item_keys.get(f"subset:{subset}", set())
-    if run.lang == "zh":
-        have = [s for s in ZH_KNOWLEDGE if f"subset:{s}" in out.stats]
-        if have:
-            cols = [c for s in have for c in (f"{s}/sum", f"{s}/n")]
-            scales = [percent_scale.get(s, 1.0) for s in have]
-
-            def zh_k(tot: np.ndarray, scales: list[float] = scales) -> np.ndarray:
-                return np.mean([sc * tot[:, 2 * i] / tot[:, 2 * i + 1] for i, sc in enumerate(scales)], axis=0)
-
-            note = "" if len(have) == 3 else f"mean of {', '.join(have)} only"
-            out.stats["dimension:knowledge"] = Statistic("knowledge", "dimension", zh_k, cols, note)
-            out.item_keys["dimension:knowledge"] = set().union(*(out.item_keys[f"subset:{s}"] for s in have))
-    if "subset:cs_knowledge" in out.stats and "subset:cs_knowledge_en" in out.stats:
-        cols = ["cs_knowledge/sum", "cs_knowledge/n", "cs_knowledge_en/sum", "cs_knowledge_en/n"]
-
-        def cs_fn(tot: np.ndarray) -> np.ndarray:
-            return np.minimum(100.0, 100.0 * (tot[:, 0] / tot[:, 1]) / (tot[:, 2] / tot[:, 3]))
-
-        out.stats["dimension:code_switching"] = Statistic("code_switching", "dimension", cs_fn, cols)
-        out.item_keys["dimension:code_switching"] = (out.item_keys["subset:cs_knowledge"]
-                                                     | out.item_keys["subset:cs_knowledge_en"])
+    for dim in DIMENSIONS:
+        carriers = catalog.dimension_members(dim, run.lang)
+        if len(carriers) > 1:
+            _mean_of_subsets(dim, carriers, out, percent_scale)
+        elif carriers and catalog.get(carriers[0]).dimension_is_preserve_rate:
+            _preserve_rate(dim, carriers[0], catalog.get(carriers[0]).control or "", out)
     _overall(run, out)
     return out
+
+
+def _mean_of_subsets(dim: str, carriers: list[str], out: RunTable, percent_scale: dict[str, float]) -> None:
+    """A dimension carried by several subsets: the mean of their values (zh knowledge)."""
+    have = [s for s in carriers if f"subset:{s}" in out.stats]
+    if not have:
+        return
+    cols = [c for s in have for c in (f"{s}/sum", f"{s}/n")]
+    scales = [percent_scale.get(s, 1.0) for s in have]
+
+    def fn(tot: np.ndarray, scales: list[float] = scales) -> np.ndarray:
+        return np.mean([sc * tot[:, 2 * i] / tot[:, 2 * i + 1] for i, sc in enumerate(scales)], axis=0)
+
+    note = "" if len(have) == len(carriers) else f"mean of {', '.join(have)} only"
+    out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", fn, cols, note)
+    out.item_keys[f"dimension:{dim}"] = set().union(*(out.item_keys[f"subset:{s}"] for s in have))
+
+
+def _preserve_rate(dim: str, mixed: str, control: str, out: RunTable) -> None:
+    """A preserve-rate dimension: min(100, 100 * mean(mixed) / mean(control)) (code_switching, dialect)."""
+    if f"subset:{mixed}" not in out.stats or f"subset:{control}" not in out.stats:
+        return
+    cols = [f"{mixed}/sum", f"{mixed}/n", f"{control}/sum", f"{control}/n"]
+
+    def fn(tot: np.ndarray) -> np.ndarray:
+        return np.minimum(100.0, 100.0 * (tot[:, 0] / tot[:, 1]) / (tot[:, 2] / tot[:, 3]))
+
+    out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", fn, cols)
+    out.item_keys[f"dimension:{dim}"] = out.item_keys[f"subset:{mixed}"] | out.item_keys[f"subset:{control}"]
 
 
 def _v1_empathy(run: RunData, t: ClusterTable, out: RunTable, cluster_of: Callable[[str, str], str]) -> None:

@@ -22,7 +22,7 @@ import numpy as np
 from vocalbench.config import RunConfig
 from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
-from vocalbench.runner.scheduler import concurrency
+from vocalbench.concurrency import concurrency
 from vocalbench.runner.store import RunStore
 from vocalbench.systems.base import Collected, System, collect
 

@@ -103,7 +103,7 @@ class RayExecutor:
     def __init__(self, spec: str, options: SystemOptions, cfg: RunConfig) -> None:
         import importlib.util
 
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
         from vocalbench.systems import resolve
 
         if importlib.util.find_spec("ray") is None:

@@ -12,17 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vocalbench.records import JudgeTrace, Reply, Sample, Score
-
-
-@dataclass
-class Verdict:
-    """A judge's answer to one rubric: ``value`` (1/0 for binary, lo..hi for scale) or ``error``
-    (a short unscored reason such as ``judge_unparseable`` or ``judge_unavailable``)."""
-
-    value: float | None
-    trace: JudgeTrace | None = None
-    error: str | None = None
+from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.records import Reply, Sample, Score
 
 
 class Judge(Protocol):
@@ -30,7 +21,7 @@ class Judge(Protocol):
 
     id: str  # model@host
 
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict: ...
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict: ...
 
 
 @dataclass

@@ -29,6 +29,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Self
 
+from vocalbench import catalog
 from vocalbench.config import RunConfig
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
@@ -347,15 +348,13 @@ def _selected(store: Any, cfg: RunConfig, subsets: list[str] | None) -> list[str
     return ordered(wanted, cfg.lang)
 
 
-# subsets whose scores another subset's aggregate reads (kept in memory until it is done)
-DEPENDENCIES = {"robust": "robust_clean", "cs_knowledge": "cs_knowledge_en", "dialect": "dialect_mandarin"}
-
-
 def _processing_order(names: list[str]) -> list[str]:
-    """Report order, with each dependency moved before the subset that needs it."""
+    """Report order, with each control subset (``SubsetSpec.control``) moved before the subset
+    compared against it."""
+    controls = catalog.controls()
     out: list[str] = []
     for n in names:
-        dep = DEPENDENCIES.get(n)
+        dep = controls.get(n)
         if dep in names and dep not in out:
             out.append(dep)
         if n not in out:
@@ -446,12 +445,13 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             run.set_judge(*judge_identity(cfg, store))
 
         results: dict[str, SubsetResult] = {}
-        deps: dict[str, dict[str, float]] = {}  # compared subsets' main values (small: see DEPENDENCIES)
+        deps: dict[str, dict[str, float]] = {}  # control subsets' main values (small ones, by design)
+        controls = set(catalog.controls().values())
         never: list[str] = []
         for name in report:
             sc = scorers[name]
             tally = sc.tally()
-            keep: dict[str, float] | None = {} if name in DEPENDENCIES.values() else None
+            keep: dict[str, float] | None = {} if name in controls else None
             if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_id), tally, keep):
                 never.append(name)
                 continue

@@ -83,6 +83,15 @@ def median_ci(values: Sequence[float] | np.ndarray, **kw: float) -> tuple[float,
     return bootstrap_stat(values, lambda a: np.median(a, axis=1), **kw)  # type: ignore[arg-type]
 
 
+def preserve_rate(mixed: float | None, control: float | None, digits: int | None = None) -> float | None:
+    """``min(100, mixed / control * 100)`` (code-switching and dialect PR), rounded to ``digits``
+    when given; None when either is missing or the control is not positive."""
+    if mixed is None or control is None or control <= 0:
+        return None
+    rate = min(100.0, mixed / control * 100.0)
+    return rate if digits is None else round(rate, digits)
+
+
 def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, scale: float = 1.0,
                      resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95) -> dict[str, float]:
     """Difference of means ``scale*(mean(a) - mean(b))`` over the same items: estimate, CI and the

@@ -68,7 +68,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: An
                   not_scored: list[str] | None = None, imported_transcripts: int = 0,
                   seconds: float | None = None) -> dict[str, Any]:
     """The summary dict for these results (subset rows in canonical order)."""
-    from vocalbench import __version__
+    from vocalbench._version import __version__
     from vocalbench.data.official import ordered
 
     dims = compute_dimensions(results, cfg.lang)

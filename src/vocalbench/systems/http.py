@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from vocalbench.records import Sample
-from vocalbench.runner.retry import retry_after
+from vocalbench.systems.failures import retry_after
 from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,

@@ -170,7 +170,7 @@ class SystemServer:
     async def _events(self, sample: Sample) -> AsyncIterator[Event]:
         """The system's events (Sent dropped; exceptions become typed ``Failure`` events, and text
         sent only in ``Done`` becomes a delta), removing the request's temp audio afterwards."""
-        from vocalbench.runner.retry import classify
+        from vocalbench.systems.failures import classify
 
         streamed_text = False
         try:

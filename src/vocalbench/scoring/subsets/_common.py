@@ -20,6 +20,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Tally
+from vocalbench.scoring import stats
 from vocalbench.scoring.stats import mean_ci
 
 MAIN = "main"
@@ -53,10 +54,8 @@ class ScorerIdentity:
 
 
 def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
-    """numerator / denominator × 100, capped at 100 (code-switching and dialect PR)."""
-    if numerator is None or not denominator:
-        return None
-    return round(min(100.0, numerator / denominator * 100.0), 4)
+    """numerator / denominator × 100, capped at 100, to 4 digits (the PR a tally reports in extra)."""
+    return stats.preserve_rate(numerator, denominator, digits=4)
 
 
 # -- failures --------------------------------------------------------------------------------

@@ -9,6 +9,8 @@ appreciation categories.
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
@@ -72,3 +74,9 @@ class Creativity(ScorerIdentity):
 
     def tally(self) -> GroupedTally:
         return GroupedTally("mean_score", lambda x: str(x.category), "category_means")
+
+
+declare(SubsetSpec(
+    "creativity", {"en": 400, "zh": 240}, "mean_score", "1-5 judge per category",
+    lambda subset, lang, protocol: Creativity(lang, protocol), order=60, label="Creativity",
+    required=("Category",), dimension="creativity", rubrics=("creativity_*",)))

@@ -10,12 +10,15 @@
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from array import array
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from vocalbench.components.base import EMOTIONS_5, ComponentUnavailable
+from vocalbench.components.base import ComponentUnavailable
+from vocalbench.records import EMOTIONS_5
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
@@ -136,3 +139,9 @@ class _EmpathyTally(MeanTally):
             res.value = round(means[0] + means[1], 4) if None not in means else None  # type: ignore[operator]
             res.ci95 = mean_ci(np.frombuffer(self.sums)) if self.sums else None
         return res
+
+
+declare(SubsetSpec(
+    "emotion", {"en": 500, "zh": 500}, "eer", "semantic judge >= 3 and acoustic emotion rating >= 3 (v1: sum of means)",
+    lambda subset, lang, protocol: Emotion(lang, protocol), order=100, label="Emotion",
+    required=("Question_emo", "Score"), dimension="empathy", percent=True, rubrics=("emotion_semantic_*",)))

@@ -14,9 +14,12 @@
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from dataclasses import dataclass
 
-from vocalbench.components.base import EMOTIONS_5, ComponentUnavailable
+from vocalbench.components.base import ComponentUnavailable
+from vocalbench.records import EMOTIONS_5
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
@@ -290,3 +293,11 @@ def _duration(known: float | None, path: str | None, ctx: ScoringContext) -> flo
         return float(ctx.audio_duration(path))
     except (OSError, ValueError, RuntimeError):
         return None
+
+
+declare(SubsetSpec(
+    "instruction_following", {"en": 900, "zh": 1000}, "following_rate",
+    "binary judge; paralinguistic items also need ASR/emotion/speed",
+    lambda subset, lang, protocol: InstructionFollowing(lang, protocol), order=90, label="Instruction following",
+    required=("Category",), dimension="instruction_following", percent=True, rubrics=("instruction_*",),
+    categories=True))

@@ -4,6 +4,8 @@ given the history?), v1 a 1–5 rubric on correct use of the context. The histor
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
@@ -46,3 +48,9 @@ class MultiRound(ScorerIdentity):
         if self.protocol == "v1":
             return MeanTally("mean_score")
         return GroupedTally("accuracy", lambda x: str(x.category), "category_accuracy", scale=100)
+
+
+declare(SubsetSpec(
+    "multi_round", {"en": 400, "zh": 400}, "accuracy", "binary judge given the history (v1: 1-5 rubric)",
+    lambda subset, lang, protocol: MultiRound(lang, protocol), order=80, label="Multi-round",
+    required=("Context", "Answer"), dimension="multi_round", percent=True, rubrics=("multi_round_*",)))

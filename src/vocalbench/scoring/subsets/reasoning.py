@@ -8,6 +8,8 @@ question, the reference and the reply.
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (
@@ -96,3 +98,10 @@ class _ReasoningTally(MeanTally):
             extra[f"{kind}_accuracy"] = values.mean(100)
         extra["rubric_mean_score"] = self.rubric_raw.mean()
         return self.summary(extra)
+
+
+declare(SubsetSpec(
+    "reasoning", {"en": 1000, "zh": 851}, "accuracy", "binary judge or 1-5 rubric > 3 (v1: rubric mean)",
+    lambda subset, lang, protocol: Reasoning(lang, protocol), order=50, label="Reasoning",
+    required=("Answer", "Category"), dimension="reasoning", percent=True,
+    rubrics=("reasoning_binary_*", "reasoning_open_*"), categories=True))

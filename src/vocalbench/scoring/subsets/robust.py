@@ -11,6 +11,8 @@ base questions (robust item ``…-NNN`` pairs with robust_clean ``…-NNN``).
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 import re
 
 import numpy as np
@@ -26,7 +28,7 @@ from vocalbench.scoring.subsets._common import (
     meta,
     pick,
 )
-from vocalbench.scoring.subsets.single_round import single_round_score
+from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
 
 FAMILIES = ROBUST_FAMILIES
 HEADLINE = ROBUST_HEADLINE
@@ -169,3 +171,14 @@ class _RobustTally(MeanTally):
         if not clean:
             base.extra["missing"] = "no robust_clean scores: clean baseline undefined"
         return base
+
+
+declare(SubsetSpec(
+    "robust", {"en": 3600, "zh": 3600}, "preserve_rate", "single-round judge under 36 conditions vs the clean baseline",
+    lambda subset, lang, protocol: Robust(lang, protocol), order=150, label="Robust",
+    required=("Answer", "Category", "Level"), dimension="robust", control="robust_clean",
+    rubrics=("single_round_*",)))
+declare(SubsetSpec(
+    "robust_clean", {"en": 100, "zh": 100}, "mean_score", "clean baseline of robust (single-round judge)",
+    lambda subset, lang, protocol: SingleRound(lang, protocol), order=160, label="Robust (clean)",
+    required=("Answer",), rubrics=("single_round_*",)))

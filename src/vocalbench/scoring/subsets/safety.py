@@ -7,6 +7,8 @@ verdict is no, and as not refused (0) when it is yes or the system failed.
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
@@ -47,3 +49,9 @@ class Safety(ScorerIdentity):
 
     def tally(self) -> MeanTally:
         return MeanTally("refusal_rate", scale=100)
+
+
+declare(SubsetSpec(
+    "safety", {"en": 400, "zh": 400}, "refusal_rate", "binary judge: refused or redirected",
+    lambda subset, lang, protocol: Safety(lang, protocol), order=110, label="Safety", dimension="safety",
+    percent=True, rubrics=("safety_*",)))

@@ -3,6 +3,8 @@ and relevance of practical advice. No reference is shown to the judge."""
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
+
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
@@ -44,3 +46,10 @@ class SingleRound(ScorerIdentity):
 
     def tally(self) -> MeanTally:
         return MeanTally("mean_score")
+
+
+declare(SubsetSpec(
+    "single_round", {"en": 200, "zh": 200}, "mean_score",
+    "1-5 judge of helpfulness (+ UTMOS, WER/PER, latency of its replies)",
+    lambda subset, lang, protocol: SingleRound(lang, protocol), order=70, label="Single-round",
+    dimension="single_round", rubrics=("single_round_*",)))

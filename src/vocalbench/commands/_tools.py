@@ -1,4 +1,4 @@
-"""Shared plumbing of the component command tools (transcribe, speak, mos, emotion)."""
+"""CLI helpers of the component command tools (transcribe, speak, mos, emotion)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from vocalbench.components.base import ComponentError, ComponentUnavailable
 
 def resolve_or_exit(kind: str, spec: str, **opts: Any) -> Any:
     """``components.resolve`` with setup problems turned into one-line CLI errors."""
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
     from vocalbench.components import resolve
-    from vocalbench.registry import MissingDependency
+    from vocalbench.errors import MissingDependency
 
     try:
         return resolve(kind, spec, **opts)
