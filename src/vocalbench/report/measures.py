@@ -24,6 +24,7 @@ from vocalbench.report.runs import RunData
 from vocalbench.report.stats import ClusterTable, cluster_key
 from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.scoring.overall import TERMS
+from vocalbench.scoring.subsets import acoustic, emotion, robust
 from vocalbench.scoring.overall import clarity_points as _clarity_points
 
 # How dimensions are labelled and which way is better: the one table in scoring/dimensions.py.
@@ -36,8 +37,6 @@ OVERALL_WEIGHTS = {v: {t.key: t.weight for t in terms if not t.clarity} for v, t
 # radar: each dimension normalised to 0-1 as the overall weighs it
 RADAR_SCALE = {d.name: d.radar for d in DIMENSIONS.values() if d.radar is not None}
 _LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
-WER_ERR_KEYS = ("errors", "dist", "distance", "edits", "edit_distance")
-WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", "reference_length")
 
 
 def clarity_points(rate: np.ndarray | float, version: str = "v2") -> np.ndarray:
@@ -63,42 +62,19 @@ def parse_level(level: str) -> tuple[str, float] | None:
     return kind, num
 
 
-def _parsed_headline() -> list[tuple[str, str, float]]:
-    out = []
-    for key in ROBUST_HEADLINE:
-        family, level = key.split("/", 1)
-        parsed = parse_level(level)
-        assert parsed is not None, key
-        out.append((family, *parsed))
-    return out
-
-
-# The six Robust PR conditions as (family, level kind, number), e.g. ("reverberation", "rt60", 3.0).
-HEADLINE_CONDITIONS = _parsed_headline()
-
-
 def robust_condition(sample: Any) -> tuple[str, str] | None:
-    """(family, level) of a robust sample from its category / metadata / Qid."""
-    meta = sample.metadata or {}
-    family = sample.category or meta.get("Category") or meta.get("family") or meta.get("Set")
-    level = meta.get("Level") or meta.get("level")
-    if (not family or not level) and sample.id.startswith("robust-"):
-        parts = sample.id.split("-")
-        if len(parts) >= 4:
-            family, level = parts[1], "-".join(parts[2:-1])
-    if not family or not level:
+    """(family, level) of a robust sample, as the robust scorer reads it (None when it has none)."""
+    try:
+        family, _, level = robust.condition(sample).partition("/")
+    except ValueError:
         return None
-    return str(family), str(level)
+    return family, level
 
 
 def headline_index(family: str, level: str) -> int | None:
-    parsed = parse_level(level)
-    if parsed is None:
-        return None
-    for i, (fam, kind, num) in enumerate(HEADLINE_CONDITIONS):
-        if fam == family and kind == parsed[0] and math.isclose(parsed[1], num, rel_tol=1e-6, abs_tol=1e-9):
-            return i
-    return None
+    """Which of the six Robust PR conditions (data.official.ROBUST_HEADLINE) this is, if any."""
+    key = f"{family}/{level}"
+    return ROBUST_HEADLINE.index(key) if key in ROBUST_HEADLINE else None
 
 
 @dataclass
@@ -143,14 +119,11 @@ def _percent(subset: str, metric: str) -> bool:
 PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}  # for rows of undeclared subsets
 
 
-EER_THRESHOLD = 3.0
-
-
 def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
     """The value an item contributes to its subset's metric, None when it is not scored.
 
     The ``main`` score where there is one; for emotion (scored as ``semantic`` and ``acoustic``)
-    the v2 empathy indicator: 1 when both are >= 3, else 0 (v1: their sum, 2-10).
+    the emotion scorer's own rule: the v2 empathy indicator (both parts >= 3), v1 their sum (2-10).
     """
     main = run.main_score(subset, sample_id)
     if main is not None:
@@ -161,9 +134,7 @@ def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
         if not (sem.scored and aco.scored):
             return None
         s, a = float(sem.value), float(aco.value)  # type: ignore[arg-type]
-        if run.protocol == "v1":
-            return s + a
-        return float(s >= EER_THRESHOLD and a >= EER_THRESHOLD)
+        return emotion.item_value(s, a, run.protocol)
     return None
 
 
@@ -171,12 +142,9 @@ def _score_value(run: RunData, key: tuple[str, str]) -> float | None:
     return item_value(run, *key)
 
 
-def _first_detail(details: dict[str, Any], keys: tuple[str, ...]) -> float | None:
-    for k in keys:
-        v = details.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return float(v)
-    return None
+def _first_detail(details: dict[str, Any], key: str) -> float | None:
+    v = details.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def build_run_table(run: RunData) -> RunTable:
@@ -234,15 +202,15 @@ def build_run_table(run: RunData) -> RunTable:
             t.add(c, "robust", f"robust/h{hi}/sum", rv)
             t.add(c, "robust", f"robust/h{hi}/n", 1.0)
             present.add(hi)
-        if len(present) == len(HEADLINE_CONDITIONS):
+        if len(present) == len(ROBUST_HEADLINE):
             cols = ["robust_clean/sum", "robust_clean/n"]
-            for i in range(len(HEADLINE_CONDITIONS)):
+            for i in range(len(ROBUST_HEADLINE)):
                 cols += [f"robust/h{i}/sum", f"robust/h{i}/n"]
 
             def robust_fn(tot: np.ndarray) -> np.ndarray:
                 clean = tot[:, 0] / tot[:, 1]
-                prs = [np.minimum(1.0, (tot[:, 2 + 2 * i] / tot[:, 3 + 2 * i]) / clean)
-                       for i in range(len(HEADLINE_CONDITIONS))]
+                prs = [robust.capped_pr(tot[:, 2 + 2 * i] / tot[:, 3 + 2 * i], clean)
+                       for i in range(len(ROBUST_HEADLINE))]
                 return 100.0 * np.mean(prs, axis=0)
 
             out.stats["subset:robust"] = Statistic("robust", "subset", robust_fn, cols)
@@ -256,13 +224,13 @@ def build_run_table(run: RunData) -> RunTable:
             if not sc.scored or sc.value is None:
                 continue
             c = cluster_of(*key)
-            if name in ("utmos", "mos"):
+            if name == acoustic.UTMOS:
                 t.add(c, stratum(key[0]), "utmos/sum", sc.value)
                 t.add(c, stratum(key[0]), "utmos/n", 1.0)
                 track("dimension:utmos", key)
-            elif name in ("wer", "per", "clarity"):
-                err = _first_detail(sc.details, WER_ERR_KEYS)
-                ln = _first_detail(sc.details, WER_LEN_KEYS)
+            elif name == acoustic.CLARITY:
+                err = _first_detail(sc.details, acoustic.DIST)
+                ln = _first_detail(sc.details, acoustic.LEN)
                 if err is None or ln is None:
                     corpus_ok = False
                     err, ln = float(sc.value), 1.0

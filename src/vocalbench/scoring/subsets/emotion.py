@@ -54,6 +54,12 @@ def empathic(semantic: float, acoustic: float) -> bool:
     return semantic >= THRESHOLD and acoustic >= THRESHOLD
 
 
+def item_value(semantic: float, acoustic: float, protocol: str) -> float:
+    """What one item scored on both parts adds to the subset's metric: the EER indicator (v2) or
+    semantic + acoustic (v1, 2-10)."""
+    return semantic + acoustic if protocol == "v1" else float(empathic(semantic, acoustic))
+
+
 class Emotion(ScorerIdentity):
     """Emotion/empathy scorer for one language and protocol."""
 

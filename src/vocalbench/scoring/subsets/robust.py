@@ -14,6 +14,7 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 
 import re
+from typing import Any
 
 import numpy as np
 
@@ -59,6 +60,12 @@ def base_question(sample_id: str) -> int:
     if m is None:
         raise ValueError(f"no question number in {sample_id}")
     return int(m.group(1))
+
+
+def capped_pr(condition_mean: Any, clean_mean: Any) -> Any:
+    """PR_k = min(1, mean under condition k / clean mean), element-wise (floats or arrays): the one
+    definition the tally and the report's bootstrap both use."""
+    return np.minimum(1.0, np.divide(condition_mean, clean_mean))
 
 
 def _level_key(level: str) -> float:
@@ -138,7 +145,7 @@ class _RobustTally(MeanTally):
         for cond in sorted(self.sums, key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
             family, level = cond.split("/", 1)
             mean = self.sums[cond].mean(digits=None)
-            pr = min(1.0, mean / clean_mean) if mean is not None and clean_mean else None
+            pr = float(capped_pr(mean, clean_mean)) if mean is not None and clean_mean else None
             conditions.setdefault(family, {})[level] = {
                 "mean": round(mean, 4) if mean is not None else None,
                 "pr": round(pr, 6) if pr is not None else None,
