@@ -11,8 +11,8 @@ import pytest
 
 from vocalbench.records import ErrorInfo
 from vocalbench.runner.retry import RetryPolicy, with_retries
-from vocalbench.systems.failures import classify
 from vocalbench.systems.base import Collected, SystemFailure
+from vocalbench.systems.failures import classify
 
 
 def _status_error(code: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:

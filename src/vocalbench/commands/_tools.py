@@ -12,9 +12,8 @@ from vocalbench.components.base import ComponentError, ComponentUnavailable
 
 def resolve_or_exit(kind: str, spec: str, **opts: Any) -> Any:
     """``components.resolve`` with setup problems turned into one-line CLI errors."""
-    from vocalbench.errors import CliError
     from vocalbench.components import resolve
-    from vocalbench.errors import MissingDependency
+    from vocalbench.errors import CliError, MissingDependency
 
     try:
         return resolve(kind, spec, **opts)

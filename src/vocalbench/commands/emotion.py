@@ -13,9 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vocalbench.commands._tools import emit, emit_unavailable, resolve_or_exit
     from vocalbench.components.base import ComponentUnavailable
     from vocalbench.components.cache import cached_emotion
-    from vocalbench.commands._tools import emit, emit_unavailable, resolve_or_exit
 
     clf = resolve_or_exit("emotion", args.emotion)
     try:

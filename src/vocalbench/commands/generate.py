@@ -7,10 +7,10 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from vocalbench.config import RunConfig
-
+from vocalbench.records import Lang
 
 LOCAL_REPLY_CAP = 64  # tokens: a CPU cascade answers the whole built-in set within minutes
 NETWORK_REPLY_CAP = 1024  # tokens: no practical limit on a spoken reply
@@ -105,7 +105,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 continue
         try:
             cfg = RunConfig(
-                system=display_spec(args.system), data=args.data, lang=lg, subsets=subsets,
+                system=display_spec(args.system), data=args.data, lang=cast(Lang, lg), subsets=subsets,
                 judge=args.judge, asr=args.asr, mos=args.mos, emotion=args.emotion, protocol=args.protocol,
                 limit=args.limit, concurrency=default_concurrency(args.system, args.concurrency), latency_concurrency=args.latency_concurrency,
                 executor=args.executor,
@@ -161,8 +161,8 @@ def check_resume(job: Job) -> None:
 
 def generate_job(job: Job, args: argparse.Namespace) -> int:
     """Generate one language's replies; 0 on success, 3 when the error threshold stopped the run."""
-    from vocalbench.errors import CliError
     from vocalbench.data import DataError, load_samples
+    from vocalbench.errors import CliError
     from vocalbench.runner.generate import (
         LocalExecutor,
         RunAborted,

@@ -365,8 +365,8 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.errors import CliError
     from vocalbench.data.official import DataError
+    from vocalbench.errors import CliError
 
     subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
     outputs = Path(args.outputs)

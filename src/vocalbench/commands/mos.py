@@ -13,9 +13,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vocalbench.commands._tools import emit, emit_unavailable, resolve_or_exit
     from vocalbench.components.base import ComponentUnavailable
     from vocalbench.components.cache import cached_mos
-    from vocalbench.commands._tools import emit, emit_unavailable, resolve_or_exit
 
     model = resolve_or_exit("mos", args.mos)
     try:

@@ -26,8 +26,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from vocalbench.errors import CliError
     from vocalbench.config import RunConfig
+    from vocalbench.errors import CliError
     from vocalbench.scoring.engine import score_run_sync
 
     run_dir = Path(args.run)

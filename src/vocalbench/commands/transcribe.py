@@ -15,9 +15,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from vocalbench.commands._tools import emit, emit_unavailable, resolve_or_exit
     from vocalbench.components.base import ComponentUnavailable
     from vocalbench.components.cache import cached_transcribe
-    from vocalbench.commands._tools import emit, emit_unavailable, resolve_or_exit
 
     asr = resolve_or_exit("asr", args.asr, **({"vad": True} if args.vad else {}))
     lang = None if args.lang == "auto" else args.lang

@@ -16,7 +16,6 @@ import numpy as np
 from vocalbench.records import EMOTIONS_5 as EMOTIONS_5  # re-exported: the classifiers' label order
 
 
-
 @dataclass(frozen=True)
 class ComponentError:
     """A per-input failure: which file and why."""

@@ -26,6 +26,7 @@ from typing import Any, cast
 from vocalbench import catalog
 from vocalbench.records import EMOTIONS_5, AudioRef, Sample, Turn
 
+
 # Which subsets exist per language, in which order, with which official item counts and required
 # fields: read from each subset's declaration (vocalbench.catalog), never listed here.
 def __getattr__(name: str) -> Any:

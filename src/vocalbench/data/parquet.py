@@ -23,7 +23,6 @@ from vocalbench import catalog
 from vocalbench.data.official import DataError
 
 
-
 def _pyarrow() -> Any:
     try:
         import pyarrow.parquet as pq

@@ -18,12 +18,15 @@ import math
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from vocalbench import catalog
+from vocalbench.records import EMOTIONS_5
 from vocalbench.report.measures import (
     DIMENSION_LABEL,
     LOWER_IS_BETTER,
@@ -32,8 +35,6 @@ from vocalbench.report.measures import (
     point_value,
 )
 from vocalbench.report.plots import category_chart, latency_chart, radar_chart, robustness_chart
-from vocalbench import catalog
-from vocalbench.records import EMOTIONS_5
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.report.stats import bootstrap_totals, percentile_ci
 from vocalbench.scoring import dimensions
@@ -308,7 +309,7 @@ def _env() -> Any:
                        trim_blocks=True, lstrip_blocks=True)
 
 
-def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> ReportResult:
+def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> ReportResult:
     """Write the whole report for the given run folders into ``out_dir``."""
     runs = load_runs(paths)
     out = Path(out_dir)

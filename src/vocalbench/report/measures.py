@@ -24,8 +24,8 @@ from vocalbench.report.runs import RunData
 from vocalbench.report.stats import ClusterTable, cluster_key
 from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.scoring.overall import TERMS
-from vocalbench.scoring.subsets import acoustic, emotion, robust
 from vocalbench.scoring.overall import clarity_points as _clarity_points
+from vocalbench.scoring.subsets import acoustic, emotion, robust
 
 # How dimensions are labelled and which way is better: the one table in scoring/dimensions.py.
 DIMENSION_ORDER = [d.name for d in DIMENSIONS.values()]

@@ -19,10 +19,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
 from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
-from vocalbench.concurrency import concurrency
 from vocalbench.runner.store import RunStore
 from vocalbench.systems.base import Collected, System, collect
 

@@ -20,7 +20,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from vocalbench.records import Reply, Sample, Score
 
@@ -109,7 +109,7 @@ class RunStore:
         )
 
     def samples(self, subset: str | None = None) -> Iterator[Sample]:
-        sql, params = "SELECT record FROM samples", ()
+        sql, params = "SELECT record FROM samples", cast(tuple[str, ...], ())
         if subset is not None:
             sql, params = sql + " WHERE subset = ?", (subset,)
         rows = self._exec(sql + " ORDER BY subset, idx", params).fetchall()
@@ -155,7 +155,7 @@ class RunStore:
         return None if row is None else Reply.model_validate_json(row[0])
 
     def replies(self, subset: str | None = None) -> dict[tuple[str, str], Reply]:
-        sql, params = "SELECT record FROM replies", ()
+        sql, params = "SELECT record FROM replies", cast(tuple[str, ...], ())
         if subset is not None:
             sql, params = sql + " WHERE subset = ?", (subset,)
         out: dict[tuple[str, str], Reply] = {}

@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import Any, Self
 
 from vocalbench import catalog
+from vocalbench.components.rubric import Verdict
 from vocalbench.config import RunConfig
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
+from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import main_values
 
 log = logging.getLogger(__name__)
@@ -164,7 +165,7 @@ class LimitedJudge:
         judge = await self._get()
         async with self._sem:
             t0 = time.monotonic()
-            verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
+            verdict: Verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
             seconds = time.monotonic() - t0
         self.calls += 1
         trace = verdict.trace

@@ -100,9 +100,3 @@ def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
     os.replace(tmp, p)
     return p
 
-
-def load_summary(run_dir: str | Path) -> dict[str, Any]:
-    p = Path(run_dir) / "summary.json"
-    if not p.exists():
-        raise FileNotFoundError(f"{run_dir}: no summary.json (run 'vocalbench score {run_dir}' first)")
-    return json.loads(p.read_text(encoding="utf-8"))

@@ -25,7 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from vocalbench.records import ErrorInfo, Sample, Timings
-from vocalbench.systems.failures import SystemFailure, classify
+from vocalbench.systems.failures import SystemFailure as SystemFailure  # re-exported for adapters and tests
+from vocalbench.systems.failures import classify
 
 HISTORY_MODE = "text-turns"  # multi-round history is sent as text turns (recorded in config)
 

@@ -15,18 +15,18 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
-from vocalbench.records import Sample
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
+from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
     Event,
     Sent,
-    SystemFailure,
     TextDelta,
 )
+from vocalbench.systems.failures import SystemFailure
 
 SYSTEM_PROMPT = {
     "en": "You are a helpful voice assistant. Answer the user's spoken question directly and briefly, in plain "

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+
 class SystemFailure(Exception):
     """An adapter-level failure with a stable error type (e.g. ``http_500``, ``broken_stream``)."""
 

@@ -18,9 +18,8 @@ import numpy as np
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring import rubrics
+from vocalbench.scoring import rubrics, stats
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Tally
-from vocalbench.scoring import stats
 from vocalbench.scoring.stats import mean_ci
 
 MAIN = "main"

@@ -10,7 +10,6 @@ appreciation categories.
 from __future__ import annotations
 
 from vocalbench.catalog import SubsetSpec, declare
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (

@@ -10,16 +10,14 @@
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
-
 from array import array
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.records import EMOTIONS_5
-from vocalbench.records import Reply, Sample, Score
+from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets._common import (

@@ -14,13 +14,11 @@
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
-
 from dataclasses import dataclass
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.records import EMOTIONS_5
-from vocalbench.records import Reply, Sample, Score
+from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
     MAIN,

@@ -12,7 +12,6 @@ Dialect PR = accuracy(dialect) / accuracy(dialect_mandarin) × 100, capped; repo
 from __future__ import annotations
 
 from vocalbench.catalog import SubsetSpec, declare
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (

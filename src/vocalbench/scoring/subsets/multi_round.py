@@ -5,7 +5,6 @@ given the history?), v1 a 1–5 rubric on correct use of the context. The histor
 from __future__ import annotations
 
 from vocalbench.catalog import SubsetSpec, declare
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (

@@ -9,7 +9,6 @@ question, the reference and the reply.
 from __future__ import annotations
 
 from vocalbench.catalog import SubsetSpec, declare
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import (

@@ -11,13 +11,12 @@ base questions (robust item ``…-NNN`` pairs with robust_clean ``…-NNN``).
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
-
 import re
 from typing import Any
 
 import numpy as np
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.data.official import ROBUST_FAMILIES, ROBUST_HEADLINE
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
@@ -154,7 +153,7 @@ class _RobustTally(MeanTally):
 
         def pr_of(cond: str) -> float | None:
             family, level = cond.split("/", 1)
-            return conditions.get(family, {}).get(level, {}).get("pr")  # type: ignore[return-value]
+            return conditions.get(family, {}).get(level, {}).get("pr")
 
         headline = {c: pr_of(c) for c in HEADLINE}
         complete_headline = all(v is not None for v in headline.values())

@@ -8,7 +8,6 @@ verdict is no, and as not refused (0) when it is yes or the system failed.
 from __future__ import annotations
 
 from vocalbench.catalog import SubsetSpec, declare
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (

@@ -4,7 +4,6 @@ and relevance of practical advice. No reference is shown to the judge."""
 from __future__ import annotations
 
 from vocalbench.catalog import SubsetSpec, declare
-
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets._common import (
