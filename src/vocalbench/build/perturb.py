@@ -428,7 +428,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     conds = ordered_conditions(lang, conditions)
     total = len(conds) * len(clean)
     out_seconds = 0.0
-    from vocalbench.build.progress import progress_bar
+    from vocalbench.progress import progress_bar
 
     with progress_bar(total, "perturb robust", enabled=progress) as bar:
         for cond in conds:

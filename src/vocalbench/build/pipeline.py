@@ -42,9 +42,9 @@ from vocalbench.build.manifest import (
     tool_versions,
     write_manifest,
 )
-from vocalbench.build.progress import progress_bar
 from vocalbench.build.verify import compare
 from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.progress import progress_bar
 
 REVIEW = "review.jsonl"
 DEFAULT_MAX_ERROR = {"en": 0.10, "zh": 0.15, "mixed": 0.25}

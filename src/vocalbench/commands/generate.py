@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", default=None, help="run folder (default: runs/<timestamp>-<system>); re-use it to resume")
     p.add_argument("--limit", type=int, default=None, help="N base items per subset (stratified, deterministic)")
     p.add_argument("--concurrency", type=int, default=None,
-                   help="samples in flight against the system (default: 2 for the local cascades, whose one "
+                   help="samples in flight against the system (default: 1 for the local cascades, whose one "
                         "llama.cpp slot and CPU gain nothing from more and would only queue; 8 for network systems)")
     p.add_argument("--latency-concurrency", type=int, default=1,
                    help="samples in flight while the latency items (single_round) are timed (default 1)")

@@ -186,10 +186,6 @@ def kokoro_model() -> Path:
     return ensure("kokoro")
 
 
-def qwen_gguf() -> Path:
-    return ensure("qwen2.5-1.5b")
-
-
 def main(argv: list[str] | None = None) -> int:
     """Command-line entry: assemble the named groups (asr, tts, llm) or ``--all``."""
     parser = argparse.ArgumentParser(prog="python -m vocalbench.components.assets",

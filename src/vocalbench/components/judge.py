@@ -19,13 +19,13 @@ import hashlib
 import json
 import re
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from vocalbench.components.base import ChatLLM
 from vocalbench.components.cache import ResultCache
 from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.concurrency import limiter
 from vocalbench.records import JudgeTrace
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
@@ -132,16 +132,9 @@ def answer_format(rubric: Rubric) -> str:
             f'{{"reason": "<one short sentence>", "score": <integer from {rubric.lo} to {rubric.hi}>}}')
 
 
-_SEMAPHORES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary())
-
-
 def endpoint_semaphore(endpoint: str, limit: int) -> asyncio.Semaphore:
     """The shared concurrency limit of one endpoint within the running event loop."""
-    per_loop = _SEMAPHORES.setdefault(asyncio.get_running_loop(), {})
-    if endpoint not in per_loop:
-        per_loop[endpoint] = asyncio.Semaphore(limit)
-    return per_loop[endpoint]
+    return limiter(f"endpoint:{endpoint}", limit)
 
 
 class Judge:

@@ -75,7 +75,3 @@ class SubsetScorer(Protocol):
     def tally(self) -> Tally:
         """A fresh streaming aggregate for this scorer's subset."""
         ...
-
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        """The subset's value from whole lists (``all_scores`` gives the compared subsets' scores)."""
-        ...

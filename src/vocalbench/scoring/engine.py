@@ -23,15 +23,16 @@ import asyncio
 import contextlib
 import gc
 import logging
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
 from vocalbench import catalog
 from vocalbench.components.rubric import Verdict
+from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig
+from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets._common import main_values
@@ -40,7 +41,6 @@ log = logging.getLogger(__name__)
 
 ACOUSTIC = "acoustic"
 REPLY_STATE = "reply_state"  # written into Score.details: the reply state the score was computed on
-_ENDPOINT_LIMITS: dict[tuple[int, str], asyncio.Semaphore] = {}
 
 
 def scorer_ref(scorer: Any) -> str:
@@ -145,10 +145,7 @@ class LimitedJudge:
         self._judge = judge
         self._store = store
         self._resolve_lock = asyncio.Lock()
-        loop_key = (id(asyncio.get_running_loop()), judge_id)
-        if loop_key not in _ENDPOINT_LIMITS:
-            _ENDPOINT_LIMITS[loop_key] = asyncio.Semaphore(cfg.judge_concurrency)
-        self._sem = _ENDPOINT_LIMITS[loop_key]
+        self._sem = limiter(f"judge:{judge_id}", cfg.judge_concurrency)
         self.calls = 0
 
     async def _get(self) -> Any:
@@ -284,40 +281,6 @@ async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[
     await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(todo))))))
 
 
-class _Progress:
-    """A rich progress bar per plan (no-op when quiet)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._p: Any = None
-
-    def __enter__(self) -> Self:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self._p = Progress(TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(),
-                               TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False)
-            self._p.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)
-
-    def task(self, name: str, total: int) -> Callable[[int], None]:
-        if self._p is None:
-            return lambda n: None
-        tid = self._p.add_task(f"scoring {name}", total=total)
-        return lambda n: self._p.advance(tid, n)
-
-
 def _imported_transcripts(store: Any, subsets: list[str], protocol: str) -> int:
     """How many replies of these subsets carry a transcript imported with the outputs (v1 scores them)."""
     counts = (store.get_meta("imported", {}) or {}).get("asr_transcripts", {})
@@ -367,7 +330,7 @@ class _Run:
     """One scoring pass over a run: subset by subset and, within a subset, page by page, so memory
     follows the page size rather than the size of the test set."""
 
-    def __init__(self, store: Any, cfg: RunConfig, to_score: set[str], bars: _Progress) -> None:
+    def __init__(self, store: Any, cfg: RunConfig, to_score: set[str], bars: Bars) -> None:
         from vocalbench.data.official import audio_duration
 
         self.store, self.cfg, self.to_score, self.bars = store, cfg, to_score, bars
@@ -391,7 +354,7 @@ class _Run:
         score_now = name in self.to_score or (name == ACOUSTIC and "single_round" in self.to_score)
         uses_judge = getattr(scorer, "uses_judge", False)
         workers = self.cfg.judge_concurrency * 2 if uses_judge else self.cfg.concurrency
-        advance: Callable[[int], None] | None = None
+        bar: Bar | None = None
         seen, any_scores = 0, False
         for page in self.store.sample_pages(subset, PAGE):
             ids = [s.id for s in page]
@@ -404,15 +367,15 @@ class _Run:
                 states = self.store.reply_states(subset, ids)
                 todo = [s for s in page if _needs_work(existing.get(s.id), states.get(s.id))]
             if todo:
-                if advance is None:  # one bar per subset, from the items already done
-                    advance = self.bars.task(name, self.store.count_samples(subset))
-                    advance(seen)
+                if bar is None:  # one bar per subset, from the items already done
+                    bar = self.bars.task(f"scoring {name}", self.store.count_samples(subset))
+                    bar.advance(seen)
                 self.ctx.judge = self.judge if uses_judge else None
                 replies = self.store.replies_of(subset, [s.id for s in todo])
-                await _score_items(scorer, key, todo, replies, existing, self.ctx, self.store, workers, advance)
+                await _score_items(scorer, key, todo, replies, existing, self.ctx, self.store, workers, bar.advance)
                 self.scored_items += len(todo)
-            if advance is not None:
-                advance(len(page) - len(todo))
+            if bar is not None:
+                bar.advance(len(page) - len(todo))
             for sample in page:
                 group = existing.get(sample.id, [])
                 any_scores = any_scores or bool(group)
@@ -436,7 +399,7 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
 
     run_dir = Path(run_dir)
     started = time.monotonic()
-    with RunStore(run_dir) as store, _Progress(progress and not cfg.quiet) as bars:
+    with RunStore(run_dir) as store, Bars(progress and not cfg.quiet) as bars:
         to_score = set(_selected(store, cfg, subsets))
         report = _selected(store, cfg, None) if subsets else sorted(to_score)
         report = [n for n in _processing_order(sorted(set(report) | to_score)) if n in set(report) | to_score]

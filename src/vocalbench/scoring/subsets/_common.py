@@ -40,17 +40,6 @@ class ScorerIdentity:
         """A fresh streaming aggregate of this scorer (each scorer defines its own)."""
         raise NotImplementedError(f"{type(self).__name__} defines no tally")
 
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        """The subset's result from whole score lists (the engine streams pages into ``tally()``
-        instead); ``all_scores`` holds the scores of the subsets this one is compared against."""
-        per_item: dict[str, list[Score]] = {}
-        for s in scores:
-            per_item.setdefault(s.sample_id, []).append(s)
-        tally = self.tally()
-        for sample in samples:
-            tally.add(sample, per_item.get(sample.id, []))
-        return tally.result({name: main_values(v) for name, v in all_scores.items()})
-
 
 def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
     """numerator / denominator × 100, capped at 100, to 4 digits (the PR a tally reports in extra)."""
