@@ -14,7 +14,8 @@ from vocalbench import catalog
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import MAIN, MeanTally, ScorerIdentity, failed, scored, system_failure
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, scored, system_failure
+from vocalbench.scoring.tally import MAIN, MeanTally
 
 
 class Echo(ScorerIdentity):

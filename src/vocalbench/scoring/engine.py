@@ -35,7 +35,7 @@ from vocalbench.config import RunConfig
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import main_values
+from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
 

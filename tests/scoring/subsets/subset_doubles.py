@@ -17,7 +17,7 @@ import pytest
 from vocalbench.records import AudioRef, ErrorInfo, JudgeTrace, Reply, Sample, Score, Turn
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
 from vocalbench.scoring.rubrics import Rubric
-from vocalbench.scoring.subsets._common import main_values
+from vocalbench.scoring.tally import main_values
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "vocalbench"
 _MAPPED = {"Qid", "Question", "Answer", "Category", "Sub-category", "Context"}

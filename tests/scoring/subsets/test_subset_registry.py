@@ -7,7 +7,8 @@ import pytest
 from vocalbench.records import ErrorInfo, Reply, Sample
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.subsets import PROTOCOLS, SUBSETS, scorer_for
-from vocalbench.scoring.subsets._common import preserve_rate, system_failure
+from vocalbench.scoring.subsets.rules import system_failure
+from vocalbench.scoring.tally import preserve_rate
 
 
 def test_subset_lists() -> None:

@@ -20,14 +20,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci, ratio_ci
-from vocalbench.scoring.subsets._common import (
-    ScorerIdentity,
-    failed,
-    scored,
-    system_failure,
-    transcript,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, scored, system_failure, transcript, unscored
 from vocalbench.scoring.text import en_words, per_counts, pinyin_syllables, wer_counts
 
 UTMOS, CLARITY = "utmos", "clarity"

@@ -14,22 +14,8 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
-    dep_mean,
-    failed,
-    judge,
-    meta,
-    pick,
-    preserve_rate,
-    reply_content,
-    scored,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, meta, reply_content, scored, unscored
+from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, dep_mean, pick, preserve_rate
 
 UNDERSTANDING, QUALITY = "understanding", "quality"
 

@@ -12,15 +12,8 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    GroupedTally,
-    ScorerIdentity,
-    failed,
-    judge,
-    reply_content,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, unscored
+from vocalbench.scoring.tally import MAIN, GroupedTally
 
 RUBRICS: dict[str, dict[str, str]] = {
     "en": {

@@ -20,20 +20,17 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
-from vocalbench.scoring.subsets._common import (
-    Deps,
-    MeanTally,
-    RunningMean,
+from vocalbench.scoring.subsets.rules import (
     ScorerIdentity,
     failed,
     judge,
     meta,
-    pick,
     reply_content,
     scored,
     system_failure,
     unscored,
 )
+from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
 THRESHOLD = 3.0

@@ -20,9 +20,7 @@ from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    GroupedTally,
+from vocalbench.scoring.subsets.rules import (
     ScorerIdentity,
     failed,
     judge,
@@ -33,6 +31,7 @@ from vocalbench.scoring.subsets._common import (
     transcript,
     unscored,
 )
+from vocalbench.scoring.tally import MAIN, GroupedTally
 from vocalbench.scoring.text import (
     error_rate,
     han_count,

@@ -14,20 +14,8 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    Deps,
-    MeanTally,
-    ScorerIdentity,
-    dep_mean,
-    failed,
-    judge,
-    pick,
-    preserve_rate,
-    reply_content,
-    scored,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.tally import MAIN, Deps, MeanTally, dep_mean, pick, preserve_rate
 from vocalbench.scoring.text import normalize_en
 
 WORD_BOUNDARY = "word_boundary"

@@ -7,17 +7,8 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    GroupedTally,
-    MeanTally,
-    ScorerIdentity,
-    failed,
-    history_text,
-    judge,
-    reply_content,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, history_text, judge, reply_content, unscored
+from vocalbench.scoring.tally import MAIN, GroupedTally, MeanTally
 
 
 class MultiRound(ScorerIdentity):

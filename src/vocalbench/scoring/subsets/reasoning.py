@@ -11,19 +11,8 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
-    failed,
-    judge,
-    pick,
-    reply_content,
-    scored,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, pick
 
 BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "en": ((150, 350), (400, 500), (600, 900)),

@@ -20,15 +20,9 @@ from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.data.official import ROBUST_FAMILIES, ROBUST_HEADLINE
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
-    meta,
-    pick,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, meta
 from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
+from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
 
 FAMILIES = ROBUST_FAMILIES
 HEADLINE = ROBUST_HEADLINE

@@ -10,15 +10,8 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    MeanTally,
-    ScorerIdentity,
-    failed,
-    judge,
-    reply_content,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, unscored
+from vocalbench.scoring.tally import MAIN, MeanTally
 
 
 class Safety(ScorerIdentity):
