@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.records import AudioRef, ErrorInfo, Reply, Sample, Timings
+from vocalbench.runner.store import RunStore
 
 ID_KEYS = ("question_id", "Qid", "qid", "id")
 TEXT_KEYS = ("prediction", "Response", "response", "text")
@@ -257,7 +258,7 @@ def _jsonl_reply(rec: dict[str, Any], path: Path) -> Reply:
                  extra={"output_file": str(path)})
 
 
-def reuse_clean_replies(store: Any, clean: list[Sample]) -> int:
+def reuse_clean_replies(store: RunStore, clean: list[Sample]) -> int:
     """Copy single_round replies to robust_clean items with the same question (no reply yet only)."""
     by_question = {}
     sr_samples = {s.id: s for s in store.samples("single_round")}

@@ -34,6 +34,7 @@ from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
+from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.tally import main_values
 
@@ -139,7 +140,7 @@ class LimitedJudge:
     """The run's judge: resolved on first use (a fully scored run never starts a judge server),
     behind a per-endpoint concurrency limit, every call logged in the run store."""
 
-    def __init__(self, cfg: RunConfig, judge_id: str, store: Any, judge: Any = None) -> None:
+    def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Any = None) -> None:
         self.cfg = cfg
         self.id = judge_id
         self._judge = judge
@@ -190,7 +191,7 @@ def _resolve_judge(cfg: RunConfig) -> Any:
         raise ComponentUnavailable("judge_unknown_spec", f"--judge {cfg.judge}: {exc}") from exc
 
 
-def judge_identity(cfg: RunConfig, store: Any) -> tuple[str, Any | None]:
+def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Any | None]:
     """(judge id for evaluator keys, the resolved judge or None).
 
     The id of a SPEC seen before is remembered in the store's meta, so re-scoring a finished run
@@ -249,7 +250,7 @@ def _error_score(sample: Sample, scorer: Any, exc: BaseException) -> Score:
 
 
 async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[tuple[str, str], Reply],
-                       existing: dict[str, list[Score]], ctx: ScoringContext, store: Any, workers: int,
+                       existing: dict[str, list[Score]], ctx: ScoringContext, store: RunStore, workers: int,
                        advance: Callable[[int], None]) -> None:
     """Score ``todo`` with ``workers`` concurrent tasks; each item's scores are written to the
     store as soon as they exist and replace its entry in ``existing``."""
@@ -281,7 +282,7 @@ async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[
     await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(todo))))))
 
 
-def _imported_transcripts(store: Any, subsets: list[str], protocol: str) -> int:
+def _imported_transcripts(store: RunStore, subsets: list[str], protocol: str) -> int:
     """How many replies of these subsets carry a transcript imported with the outputs (v1 scores them)."""
     counts = (store.get_meta("imported", {}) or {}).get("asr_transcripts", {})
     return sum(int(counts.get(s, 0)) for s in subsets) if protocol == "v1" else 0
@@ -298,7 +299,7 @@ def _optional(module: str) -> bool:
 
 
 # -- the engine ------------------------------------------------------------------------------------
-def _selected(store: Any, cfg: RunConfig, subsets: list[str] | None) -> list[str]:
+def _selected(store: RunStore, cfg: RunConfig, subsets: list[str] | None) -> list[str]:
     from vocalbench.data.official import ordered
 
     present = set(store.subsets())
@@ -330,7 +331,7 @@ class _Run:
     """One scoring pass over a run: subset by subset and, within a subset, page by page, so memory
     follows the page size rather than the size of the test set."""
 
-    def __init__(self, store: Any, cfg: RunConfig, to_score: set[str], bars: Bars) -> None:
+    def __init__(self, store: RunStore, cfg: RunConfig, to_score: set[str], bars: Bars) -> None:
         from vocalbench.data.official import audio_duration
 
         self.store, self.cfg, self.to_score, self.bars = store, cfg, to_score, bars
@@ -393,7 +394,6 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
     ``subsets`` limits what is scored now; the summary covers every subset of the run that has
     scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
     """
-    from vocalbench.runner.store import RunStore
     from vocalbench.scoring.subsets import scorer_for
     from vocalbench.scoring.summary import build_summary, write_summary
 
