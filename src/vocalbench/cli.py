@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
 
 from vocalbench.errors import CliError
@@ -48,8 +50,16 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     return parser
 
 
+def _configure_logging() -> None:
+    """Library modules log through ``logging``; the command line shows warnings on stderr
+    (``VOCALBENCH_LOG=info`` or ``debug`` for more)."""
+    level = os.environ.get("VOCALBENCH_LOG", "warning").upper()
+    logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="%(levelname)s %(name)s: %(message)s")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    _configure_logging()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):

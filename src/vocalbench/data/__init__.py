@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
@@ -14,6 +15,8 @@ from pathlib import Path
 from vocalbench import parts
 from vocalbench.data.official import DataError, is_release, load_subset, ordered, subset_files
 from vocalbench.records import Sample
+
+log = logging.getLogger(__name__)
 
 __all__ = ["BUILTIN", "DataError", "available_subsets", "limit_samples", "load_samples", "resolve"]
 
@@ -27,6 +30,7 @@ def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
     """``(kind, root)`` for a DATA argument: kind is ``official`` or ``parquet``; root the folder."""
     if str(data) in BUILTIN:
         ensure = parts.get("dataset", str(data)).load()
+        log.debug("built-in set %s (%s): ensuring it is built", data, lang)
         return "official", Path(ensure(lang))
     p = Path(data).expanduser()
     if not p.exists():

@@ -14,6 +14,7 @@ autoescape on, and the viewer's JSON block is escaped so that no ``</script>`` c
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
@@ -38,6 +39,8 @@ from vocalbench.report.plots import category_chart, latency_chart, radar_chart, 
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.report.stats import bootstrap_totals, percentile_ci
 from vocalbench.scoring import dimensions
+
+log = logging.getLogger(__name__)
 
 LANG_NAME = {"en": "English", "zh": "Mandarin"}
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -371,6 +374,7 @@ def _markdown(runs: list[RunData], out: Path, res: ReportResult) -> list[Path]:
         # COORDINATION: leaderboard.md is written by report/leaderboard.py (scoring-core owner);
         # until that module exists the report says so instead of writing a second format.
         res.warnings.append(f"leaderboard.md not written: vocalbench.report.leaderboard is not available ({exc})")
+        log.warning("%s", res.warnings[-1])
         return []
     target = out / "leaderboard.md"
     write_markdown([r.path for r in runs], target)

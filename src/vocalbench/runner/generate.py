@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import random
 import time
 from collections.abc import Sequence
@@ -26,6 +27,8 @@ from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
 from vocalbench.runner.store import RunStore
 from vocalbench.systems.base import Collected, System, collect
+
+log = logging.getLogger(__name__)
 
 
 class RunAborted(RuntimeError):
@@ -198,6 +201,7 @@ async def generate(
 
     def on_retry(n: int, c: Collected) -> None:
         res.retries += 1
+        log.info("attempt %d failed (%s), retrying", n, c.error.type if c.error else "?")
 
     async def answer(sample: Sample) -> None:
         nonlocal finished, failed
@@ -213,6 +217,7 @@ async def generate(
             res.succeeded += 1
         bar.advance(1, note=f"{failed} failed")
         if finished >= cfg.error_min_count and failed / finished > cfg.error_threshold and not abort:
+            log.warning("stopping: %d of %d finished samples failed", failed, finished)
             abort.append(
                 f"stopped: {failed} of {finished} finished samples failed (> {cfg.error_threshold:.0%}; "
                 f"errors: {res.errors}). Finished replies are saved in {store.run_dir}; fix the system "
