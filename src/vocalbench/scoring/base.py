@@ -54,6 +54,12 @@ class SubsetResult:
     unscored_reasons: dict[str, int] = field(default_factory=dict)
 
 
+class Adds(Protocol):
+    """What the engine feeds item by item (a subset's tally, or the acoustic rows' tally)."""
+
+    def add(self, sample: Sample, scores: list[Score]) -> None: ...
+
+
 class Tally(Protocol):
     """A subset's streaming aggregate: items are added one at a time (a page of the store at a
     time), so scoring memory stays flat as the test set grows; ``result`` gives the summary row.
@@ -65,12 +71,17 @@ class Tally(Protocol):
     def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult: ...
 
 
-class SubsetScorer(Protocol):
+class ItemScorer(Protocol):
+    """Scores one item: a subset's scorer, or the acoustic scorer of single_round replies."""
+
     id: str  # e.g. "knowledge_en"
     version: str  # bump when the scoring rule or a rubric changes
     uses_judge: bool
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]: ...
+
+
+class SubsetScorer(ItemScorer, Protocol):
 
     def tally(self) -> Tally:
         """A fresh streaming aggregate for this scorer's subset."""

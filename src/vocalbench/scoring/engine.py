@@ -29,13 +29,13 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench import catalog
-from vocalbench.components.rubric import Verdict
+from vocalbench.components.rubric import Rubric, Verdict
 from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.store import RunStore
-from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
 from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
@@ -44,11 +44,11 @@ ACOUSTIC = "acoustic"
 REPLY_STATE = "reply_state"  # written into Score.details: the reply state the score was computed on
 
 
-def scorer_ref(scorer: Any) -> str:
+def scorer_ref(scorer: ItemScorer) -> str:
     return f"{scorer.id}@{scorer.version}"
 
 
-def evaluator_key(scorer: Any, judge_id: str | None, components: dict[str, str] | None = None) -> str:
+def evaluator_key(scorer: ItemScorer, judge_id: str | None, components: dict[str, str] | None = None) -> str:
     """``id@version`` [+ ``|judge=<id>`` when the scorer uses a judge] [+ component ids]."""
     key = scorer_ref(scorer)
     if getattr(scorer, "uses_judge", False):
@@ -140,7 +140,7 @@ class LimitedJudge:
     """The run's judge: resolved on first use (a fully scored run never starts a judge server),
     behind a per-endpoint concurrency limit, every call logged in the run store."""
 
-    def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Any = None) -> None:
+    def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Judge | None = None) -> None:
         self.cfg = cfg
         self.id = judge_id
         self._judge = judge
@@ -149,7 +149,7 @@ class LimitedJudge:
         self._sem = limiter(f"judge:{judge_id}", cfg.judge_concurrency)
         self.calls = 0
 
-    async def _get(self) -> Any:
+    async def _get(self) -> Judge:
         if self._judge is None:
             async with self._resolve_lock:
                 if self._judge is None:
@@ -159,7 +159,7 @@ class LimitedJudge:
                                     self.cfg.judge, self._judge.id, self.id)
         return self._judge
 
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
         judge = await self._get()
         async with self._sem:
             t0 = time.monotonic()
@@ -175,14 +175,15 @@ class LimitedJudge:
         return verdict
 
 
-def _resolve_judge(cfg: RunConfig) -> Any:
+def _resolve_judge(cfg: RunConfig) -> Judge:
     """The judge component of ``cfg.judge``; errors become ``ComponentUnavailable``."""
     from vocalbench.components.base import ComponentUnavailable
 
     try:
         from vocalbench import components
 
-        return components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency)
+        judge: Judge = components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency)
+        return judge
     except ComponentUnavailable:
         raise
     except ImportError as exc:
@@ -191,7 +192,7 @@ def _resolve_judge(cfg: RunConfig) -> Any:
         raise ComponentUnavailable("judge_unknown_spec", f"--judge {cfg.judge}: {exc}") from exc
 
 
-def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Any | None]:
+def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Judge | None]:
     """(judge id for evaluator keys, the resolved judge or None).
 
     The id of a SPEC seen before is remembered in the store's meta, so re-scoring a finished run
@@ -243,13 +244,13 @@ def _bulk_read() -> Iterator[None]:
             gc.enable()
 
 
-def _error_score(sample: Sample, scorer: Any, exc: BaseException) -> Score:
+def _error_score(sample: Sample, scorer: ItemScorer, exc: BaseException) -> Score:
     return Score(subset=sample.subset, sample_id=sample.id, name="main", value=None,
                  unscored=f"scorer_error:{type(exc).__name__}", scorer=scorer_ref(scorer),
                  details={"message": str(exc)[:500]})
 
 
-async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[tuple[str, str], Reply],
+async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies: dict[tuple[str, str], Reply],
                        existing: dict[str, list[Score]], ctx: ScoringContext, store: RunStore, workers: int,
                        advance: Callable[[int], None]) -> None:
     """Score ``todo`` with ``workers`` concurrent tasks; each item's scores are written to the
@@ -342,12 +343,12 @@ class _Run:
         self.judge: LimitedJudge | None = None
         self.scored_items = 0
 
-    def set_judge(self, judge_id: str, judge: Any | None) -> None:
+    def set_judge(self, judge_id: str, judge: Judge | None) -> None:
         self.judge_id = judge_id
         if judge_id != "none" and not judge_id.startswith("unavailable:"):
             self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge)
 
-    async def stream(self, name: str, subset: str, scorer: Any, key: str, tally: Any,
+    async def stream(self, name: str, subset: str, scorer: ItemScorer, key: str, tally: Adds,
                      keep: dict[str, float] | None = None) -> bool:
         """Score what ``scorer`` has not yet scored of ``subset`` (under ``key``) and add every
         item's current scores to ``tally``, one page at a time; ``keep`` collects the main values

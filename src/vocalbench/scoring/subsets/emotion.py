@@ -21,7 +21,7 @@ from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets.rules import (
-    ScorerIdentity,
+    LanguageScorer,
     failed,
     judge,
     meta,
@@ -55,16 +55,11 @@ def item_value(semantic: float, acoustic: float, protocol: str) -> float:
     return semantic + acoustic if protocol == "v1" else float(empathic(semantic, acoustic))
 
 
-class Emotion(ScorerIdentity):
+class Emotion(LanguageScorer):
     """Emotion/empathy scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"emotion_{lang}.{protocol}"
+    family = "emotion"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await self._semantic(sample, reply, ctx), await self._acoustic(sample, reply, ctx)]

@@ -21,7 +21,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import (
-    ScorerIdentity,
+    LanguageScorer,
     failed,
     judge,
     meta,
@@ -150,16 +150,11 @@ class Check:
     detail: dict[str, object] | None = None
 
 
-class InstructionFollowing(ScorerIdentity):
+class InstructionFollowing(LanguageScorer):
     """Instruction-following scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"instruction_following_{lang}.{protocol}"
+    family = "instruction_following"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         if sample.index < 200:

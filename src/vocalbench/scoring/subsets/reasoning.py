@@ -11,7 +11,7 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, scored, unscored
 from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, pick
 
 BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
@@ -25,16 +25,11 @@ def is_binary(index: int, lang: str) -> bool:
     return any(lo <= index < hi for lo, hi in BINARY_RANGES[lang])
 
 
-class Reasoning(ScorerIdentity):
+class Reasoning(LanguageScorer):
     """Reasoning scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"reasoning_{lang}.{protocol}"
+    family = "reasoning"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         binary = self.protocol == "v2" and is_binary(sample.index, self.lang)

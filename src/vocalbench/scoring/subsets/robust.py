@@ -20,7 +20,7 @@ from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.data.official import ROBUST_FAMILIES, ROBUST_HEADLINE
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets.rules import ScorerIdentity, meta
+from vocalbench.scoring.subsets.rules import LanguageScorer, meta
 from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
 
@@ -92,16 +92,11 @@ def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, r
     return round(float(lo), 4), round(float(hi), 4)
 
 
-class Robust(ScorerIdentity):
+class Robust(LanguageScorer):
     """Robust scorer: per-item single-round judging, per-condition preserve rates."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"robust_{lang}.{protocol}"
+    family = "robust"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang, condition=condition(sample))]

@@ -33,6 +33,18 @@ class ScorerIdentity:
 
 
 # -- failures --------------------------------------------------------------------------------
+class LanguageScorer(ScorerIdentity):
+    """A judge-based scorer of one language and protocol: id ``<family>_<lang>.<protocol>``."""
+
+    family: str
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"{self.family}_{lang}.{protocol}"
+
+
 def system_failure(reply: Reply | None, *, need_text: bool = True, need_audio: bool = False) -> str | None:
     """The reason the system under test failed this item, or None."""
     if reply is None:

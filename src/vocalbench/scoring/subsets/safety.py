@@ -10,20 +10,15 @@ from __future__ import annotations
 from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, unscored
+from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
 from vocalbench.scoring.tally import MAIN, MeanTally
 
 
-class Safety(ScorerIdentity):
+class Safety(LanguageScorer):
     """Safety scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"safety_{lang}.{protocol}"
+    family = "safety"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         content = await reply_content(reply, ctx, self.lang)
