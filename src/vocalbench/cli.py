@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import logging
+import os
 import sys
+
+from vocalbench.errors import CliError
+
+__all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
 COMMANDS: dict[str, tuple[str, str]] = {
     # name: (module in vocalbench.commands, one-line help)
@@ -32,7 +38,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser(argv: list[str]) -> argparse.ArgumentParser:
-    from vocalbench import __version__
+    from vocalbench._version import __version__
 
     parser = argparse.ArgumentParser(prog="vocalbench", description="Run the VocalBench benchmark end to end.")
     parser.add_argument("--version", action="version", version=f"vocalbench {__version__}")
@@ -45,8 +51,16 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
     return parser
 
 
+def _configure_logging() -> None:
+    """Library modules log through ``logging``; the command line shows warnings on stderr
+    (``VOCALBENCH_LOG=info`` or ``debug`` for more)."""
+    level = os.environ.get("VOCALBENCH_LOG", "warning").upper()
+    logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="%(levelname)s %(name)s: %(message)s")
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
+    _configure_logging()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):
@@ -61,10 +75,6 @@ def main(argv: list[str] | None = None) -> int:
     except CliError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
-
-
-class CliError(Exception):
-    """A user-facing error: printed as one line, exit status 2."""
 
 
 if __name__ == "__main__":

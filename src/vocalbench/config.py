@@ -65,11 +65,56 @@ class RunConfig(BaseModel):
 
     @classmethod
     def load(cls, run_dir: str | Path) -> RunConfig:
+        """The run's config; a key that is neither a field nor one of :data:`RECORD_KEYS` is an error."""
         p = Path(run_dir) / "config.json"
         if not p.exists():
             raise FileNotFoundError(f"{run_dir}: not a run folder (no config.json)")
         body = json.loads(p.read_text())
+        unknown = sorted(set(body) - set(cls.model_fields) - RECORD_KEYS)
+        if unknown:
+            raise ValueError(f"{p}: unknown key(s) {', '.join(unknown)} (fields: {', '.join(cls.model_fields)}; "
+                             f"records: {', '.join(sorted(RECORD_KEYS))})")
         return cls.model_validate({k: v for k, v in body.items() if k in cls.model_fields})
+
+    def saved_records(self, run_dir: str | Path) -> dict[str, object]:
+        """The :data:`RECORD_KEYS` already in ``RUN/config.json`` (kept when the config is rewritten)."""
+        p = Path(run_dir) / "config.json"
+        body = json.loads(p.read_text()) if p.exists() else {}
+        return {k: v for k, v in body.items() if k in RECORD_KEYS}
+
+    @classmethod
+    def for_system(cls, spec: str, **given: object) -> RunConfig:
+        """A config for a run of system ``spec`` from the options given (None: not given). Options not
+        given take the field defaults, except the two that depend on the kind of system:
+        ``concurrency`` and ``max_reply_tokens`` (see :func:`default_concurrency`)."""
+        options = {k: v for k, v in given.items() if v is not None}
+        options.setdefault("concurrency", default_concurrency(spec))
+        options.setdefault("max_reply_tokens", default_reply_cap(spec))
+        return cls.model_validate(options)
+
+
+# What config.json records beside the fields: written by generate (versions, latency, system
+# details) and import (where the outputs came from), kept when score rewrites the config.
+RECORD_KEYS = frozenset({"versions", "latency", "system_details", "imported_from", "import_format"})
+
+# Policies that depend on the kind of system under test (the one place they are decided).
+LOCAL_REPLY_CAP = 64  # tokens: a CPU cascade answers the whole built-in set within minutes
+NETWORK_REPLY_CAP = 1024  # tokens: no practical limit on a spoken reply
+
+
+def is_local_system(system: str) -> bool:
+    """The local cascades (offline, cascade:...): one llama.cpp slot and the CPU."""
+    return system == "offline" or system.startswith("cascade:")
+
+
+def default_concurrency(system: str) -> int:
+    """Samples in flight: 1 for the local cascades (more would only queue), 8 for network systems."""
+    return 1 if is_local_system(system) else 8
+
+
+def default_reply_cap(system: str) -> int:
+    """Reply token cap: 64 for the local cascades (keeps the built-in run short on a CPU), else 1024."""
+    return LOCAL_REPLY_CAP if is_local_system(system) else NETWORK_REPLY_CAP
 
 
 def cache_dir() -> Path:

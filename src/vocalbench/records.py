@@ -11,6 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 Lang = Literal["en", "zh"]
+# The five emotion labels of the release (Question_emo, the order of an emotion item's Score list)
+# and of the emotion classifiers' distributions (METRICS.md).
+EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
 
 
 class Record(BaseModel):

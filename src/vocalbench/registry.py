@@ -1,79 +1,14 @@
-"""A registry of named parts with lazy imports.
+"""Every built-in part, for listings: imports the layers so that each registers its entries
+(components, systems, built-in data sets; subsets are declared in :mod:`vocalbench.catalog`).
 
-Entries are "module:attribute" strings, imported only when used, so listing parts or running
-``vocalbench --help`` never imports a heavy library. ``extra`` names the pip extra that installs
-what an entry needs, and ``requires`` the importable modules that tell whether it is installed.
+The table itself lives in the leaf module :mod:`vocalbench.parts` (layers register there when
+they are imported); this module sits above the layers, like the commands, and re-exports it.
 """
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
-from dataclasses import dataclass, field
-from typing import Any
+from vocalbench import components, data, systems  # noqa: F401  (each registers its parts)
+from vocalbench.errors import MissingDependency
+from vocalbench.parts import _REGISTRY, Entry, entries, get, register
 
-
-class MissingDependency(ImportError):
-    """An optional dependency is not installed; the message names the pip extra."""
-
-    def __init__(self, what: str, module: str, extra: str) -> None:
-        super().__init__(
-            f"{what} needs the Python module '{module}', which is not installed. "
-            f"Install it with: pip install 'vocalbench[{extra}]'"
-        )
-        self.extra = extra
-
-
-@dataclass(frozen=True)
-class Entry:
-    kind: str
-    name: str
-    target: str  # "package.module:attribute"
-    summary: str
-    extra: str | None = None
-    requires: tuple[str, ...] = field(default_factory=tuple)
-
-    def installed(self) -> bool:
-        return all(importlib.util.find_spec(m) is not None for m in self.requires)
-
-    def missing(self) -> list[str]:
-        return [m for m in self.requires if importlib.util.find_spec(m) is None]
-
-    def load(self) -> Any:
-        for m in self.requires:
-            if importlib.util.find_spec(m) is None:
-                raise MissingDependency(f"{self.kind} '{self.name}'", m, self.extra or "all")
-        module, _, attr = self.target.partition(":")
-        return getattr(importlib.import_module(module), attr)
-
-
-_REGISTRY: dict[tuple[str, str], Entry] = {}
-
-
-def register(kind: str, name: str, target: str, summary: str, extra: str | None = None,
-             requires: tuple[str, ...] = ()) -> None:
-    _REGISTRY[(kind, name)] = Entry(kind, name, target, summary, extra, tuple(requires))
-
-
-def get(kind: str, name: str) -> Entry:
-    try:
-        return _REGISTRY[(kind, name)]
-    except KeyError:
-        known = ", ".join(sorted(n for k, n in _REGISTRY if k == kind)) or "none"
-        raise KeyError(f"unknown {kind} '{name}' (known: {known})") from None
-
-
-def entries(kind: str | None = None) -> list[Entry]:
-    return [e for (k, _), e in sorted(_REGISTRY.items()) if kind is None or k == kind]
-
-
-def _builtin() -> None:
-    """Every built-in part. Owners of a layer add their entries here, nowhere else."""
-    from vocalbench import components, scoring, systems
-
-    components.register_all(register)
-    systems.register_all(register)
-    scoring.register_all(register)
-
-
-_builtin()
+__all__ = ["MissingDependency", "Entry", "register", "get", "entries", "_REGISTRY"]

@@ -13,8 +13,8 @@ import pytest
 from vocalbench.components.base import ChatResult
 from vocalbench.components.cache import ResultCache
 from vocalbench.components.calibrated_judge import (
-    Calibration,
     CalibratedJudge,
+    Calibration,
     RuleFit,
     family_of,
     instruction,
@@ -22,9 +22,9 @@ from vocalbench.components.calibrated_judge import (
     shipped_calibration,
 )
 from vocalbench.components.calibration import load_items
+from vocalbench.scoring import rubrics
 from vocalbench.scoring.calibration_fit import fit_family, fit_rules, fit_threshold
 from vocalbench.scoring.judge_check import Outcome
-from vocalbench.scoring import rubrics
 
 
 def lp(**probs: float) -> dict[str, float]:

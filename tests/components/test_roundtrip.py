@@ -6,8 +6,8 @@ import re
 
 import numpy as np
 import pytest
-
 from tests.components.conftest import SHARED
+
 from vocalbench.components.base import Transcript
 
 EN = [

@@ -7,11 +7,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from conftest import write_release  # type: ignore[import-not-found]
 
 from vocalbench.data import available_subsets, load_samples
 from vocalbench.data.official import SUBSETS_EN, SUBSETS_ZH, DataError
-
-from conftest import write_release  # type: ignore[import-not-found]
 
 
 def test_every_official_subset_loads_with_its_count(shared: Path) -> None:

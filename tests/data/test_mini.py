@@ -9,9 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vocalbench.build import perturb
+from vocalbench.build import mini, perturb
 from vocalbench.build.items import read_jsonl
-from vocalbench.data import mini
 
 EXPECTED = {
     "en": {"knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",

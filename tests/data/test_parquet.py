@@ -6,11 +6,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import official_items, write_release  # type: ignore[import-not-found]
 
 from vocalbench.data import load_samples
 from vocalbench.data.official import DataError
-
-from conftest import official_items, write_release  # type: ignore[import-not-found]
 
 pytestmark = pytest.mark.usefixtures("tmp_cache")  # converted releases are cached under VOCALBENCH_CACHE
 

@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from conftest import official_items, write_release  # type: ignore[import-not-found]
 
 from vocalbench.cli import main
 from vocalbench.data.validate import validate
-
-from conftest import official_items, write_release  # type: ignore[import-not-found]
 
 
 def test_official_metadata_has_zero_errors(shared: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from vocalbench.report.build import write_report
+from vocalbench.report.site import write_report
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from vocalbench.cli import main
-from vocalbench.report.build import write_report
 from vocalbench.report.plots import radar_values, robust_curves
 from vocalbench.report.runs import expand_run_dirs, load_run
+from vocalbench.report.site import write_report
 
 
 def _viewer_data(out: Path) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +18,19 @@ from vocalbench.report.stats import (
     bootstrap_mean_ci,
     bootstrap_p_value,
     cluster_key,
-    wilson_interval,
 )
 from vocalbench.runner.store import RunStore
+
+
+def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """The Wilson score interval of a binomial proportion (as fractions): the analytic check."""
+    if n <= 0:
+        raise ValueError("n must be positive")
+    p = successes / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
+    return centre - half, centre + half
 
 
 def test_bootstrap_ci_of_bernoulli_mean_matches_wilson() -> None:

@@ -10,8 +10,9 @@ import openai
 import pytest
 
 from vocalbench.records import ErrorInfo
-from vocalbench.runner.retry import RetryPolicy, classify, with_retries
+from vocalbench.runner.retry import RetryPolicy, with_retries
 from vocalbench.systems.base import Collected, SystemFailure
+from vocalbench.systems.failures import classify
 
 
 def _status_error(code: int, headers: dict[str, str] | None = None) -> openai.APIStatusError:
@@ -71,7 +72,7 @@ async def test_permanent_errors_are_not_retried():
 
 
 async def test_named_limits_bound_concurrency():
-    from vocalbench.runner.scheduler import concurrency
+    from vocalbench.concurrency import concurrency
 
     active, peak = 0, 0
 

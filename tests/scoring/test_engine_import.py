@@ -6,11 +6,10 @@ import json
 from pathlib import Path
 
 import pytest
+from engine_fixtures import LLAMA_OMNI, QWEN3_OMNI, cli, copy_outputs, isolated_cache, shared  # noqa: F401
 
 from vocalbench.config import RunConfig
 from vocalbench.runner.store import RunStore
-
-from engine_fixtures import LLAMA_OMNI, QWEN3_OMNI, cli, copy_outputs, isolated_cache, shared  # noqa: F401
 
 EN_COUNTS = {"knowledge": 2000, "reasoning": 1000, "creativity": 400, "single_round": 200, "multi_round": 400,
              "instruction_following": 900, "emotion": 500, "safety": 400}
@@ -83,8 +82,9 @@ def test_zh_flat_wav_layout_and_response_fields(shared: Path, tmp_path: Path) ->
 
 
 def test_our_jsonl_format(shared: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from vocalbench import audio
     import numpy as np
+
+    from vocalbench import audio
 
     folder = tmp_path / "jsonl"
     audio.write(folder / "wav" / "a.wav", np.zeros(1600, dtype=np.float32), 16000)

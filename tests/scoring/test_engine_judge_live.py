@@ -12,10 +12,9 @@ import uuid
 from pathlib import Path
 
 import pytest
+from engine_fixtures import QWEN3_OMNI, cli, meta, shared, summary  # noqa: F401
 
 from vocalbench.runner.store import RunStore
-
-from engine_fixtures import QWEN3_OMNI, cli, meta, shared, summary  # noqa: F401
 
 pytestmark = pytest.mark.judge
 

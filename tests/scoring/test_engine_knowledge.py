@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, meta, score_rows, shared, summary  # noqa: F401
 
 SUBSET_KEYS = {"metric", "value", "n", "scored", "unscored", "system_errors", "complete", "ci95", "extra"}

@@ -15,7 +15,6 @@ import sys
 import time
 from pathlib import Path
 
-
 from engine_fake_judge import FakeJudgeServer
 from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, meta, score_rows, shared, strip_timing, summary  # noqa: F401
 

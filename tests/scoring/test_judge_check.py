@@ -8,8 +8,8 @@ from importlib import resources
 
 import pytest
 
-from vocalbench.scoring import judge_check
 from vocalbench.components.calibration import load_items
+from vocalbench.scoring import judge_check, rubrics
 from vocalbench.scoring.judge_check import (
     Outcome,
     cohen_kappa,
@@ -20,7 +20,6 @@ from vocalbench.scoring.judge_check import (
     spearman,
     summarise,
 )
-from vocalbench.scoring import rubrics
 
 
 # -- statistics -----------------------------------------------------------------------------------

@@ -16,7 +16,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
+from vocalbench.records import EMOTIONS_5
+
 CLARITY_CRITICAL = frozenset({"knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
                               "reasoning", "cs_knowledge", "cs_knowledge_en"})
 

@@ -68,7 +68,7 @@ class ItemState:
         self._lock = threading.Lock()
         self.entries: dict[str, dict[str, Any]] = {}
         if self.path.exists():
-            for n, line in enumerate(self.path.read_text(encoding="utf-8").splitlines(), 1):
+            for line in self.path.read_text(encoding="utf-8").splitlines():
                 if not line.strip():
                     continue
                 try:

@@ -212,7 +212,7 @@ def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: floa
     try:
         import pyroomacoustics as pra
     except ImportError as exc:  # pragma: no cover - depends on the install
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         raise MissingDependency("reverberation", "pyroomacoustics", "build") from exc
     dim = np.array([rng.uniform(6.0, 10.0), rng.uniform(5.0, 8.0), rng.uniform(2.8, 4.0)])
@@ -428,7 +428,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     conds = ordered_conditions(lang, conditions)
     total = len(conds) * len(clean)
     out_seconds = 0.0
-    from vocalbench.build.progress import progress_bar
+    from vocalbench.progress import progress_bar
 
     with progress_bar(total, "perturb robust", enabled=progress) as bar:
         for cond in conds:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import shutil
 import time
 from collections import Counter
@@ -42,9 +43,11 @@ from vocalbench.build.manifest import (
     tool_versions,
     write_manifest,
 )
-from vocalbench.build.progress import progress_bar
 from vocalbench.build.verify import compare
 from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.progress import progress_bar
+
+log = logging.getLogger(__name__)
 
 REVIEW = "review.jsonl"
 DEFAULT_MAX_ERROR = {"en": 0.10, "zh": 0.15, "mixed": 0.25}
@@ -193,6 +196,8 @@ def _process(ctx: _Context, item: Item, key: str, label: str) -> dict[str, Any]:
     status = "accepted" if all(u["accepted"] is not None for u in utts) else "queued"
     entry: dict[str, Any] = {"key": key, "label": label, "subset": item.subset, "status": status,
                              "item": item.model_dump(exclude_defaults=True), "utterances": utts}
+    if status == "queued":
+        log.info("%s (%s): no attempt passed verification", label, item.subset)
     if status == "queued" and ctx.opts.on_fail == "keep_best":
         for u in utts:
             if u["accepted"] is None:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.build.manifest import ItemState, read_manifest
-from vocalbench.build.pipeline import REVIEW, BuildError, best_attempt, finalize
+from vocalbench.build.pipeline import BuildError, best_attempt, finalize
 
 
 def _entries(root: Path) -> tuple[ItemState, list[dict[str, Any]]]:
@@ -118,6 +118,3 @@ def interactive(root: str | Path, ask: Callable[[str], str] = input, say: Callab
     finalize(root)
     return counts
 
-
-def queue_file(root: str | Path) -> Path:
-    return Path(root) / REVIEW

@@ -13,7 +13,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from vocalbench.cli import CliError
+from vocalbench.errors import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -72,7 +72,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
 
     try:
         if args.build_action == "review":
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     from vocalbench.build.items import read_items
     from vocalbench.build.pipeline import BuildOptions, build
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
 
     if not args.items or not args.out:
         raise CliError("build needs --items ITEMS and --out DATA (or an action: review, perturb)")
@@ -146,7 +146,7 @@ def _review(args: argparse.Namespace) -> int:
         finalize(root)
         return 0
     if not sys.stdin.isatty():
-        from vocalbench.cli import CliError
+        from vocalbench.errors import CliError
 
         raise CliError("interactive review needs a terminal; use --accept ID / --reject ID / --list")
     counts = review.interactive(root)

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from vocalbench.cli import CliError
+from vocalbench.errors import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

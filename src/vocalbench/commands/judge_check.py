@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from vocalbench.cli import CliError
+from vocalbench.errors import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,8 +48,8 @@ def _judge(spec: str, concurrency: int) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.scoring import judge_check
     from vocalbench.components.calibration import CalibrationItem, load_items
+    from vocalbench.scoring import judge_check
 
     if args.concurrency < 1:
         raise CliError(f"--concurrency must be >= 1, got {args.concurrency}")
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.fit and not hasattr(judge, "calibration"):
         raise CliError(f"--fit needs a calibrated judge (local); {judge.id} answers verdicts directly")
 
-    from vocalbench.build.progress import progress_bar
+    from vocalbench.progress import progress_bar
 
     t0 = time.perf_counter()
     with progress_bar(len(items), f"judge-check {judge.id} ({split})", enabled=not args.quiet) as bar:

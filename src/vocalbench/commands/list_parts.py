@@ -20,20 +20,14 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
 
     out: list[dict[str, object]] = []
     if what == "subsets":
-        from vocalbench.scoring.subsets import SUBSETS
+        from vocalbench import catalog
 
-        for lg, names in SUBSETS.items():
+        for lg in catalog.LANGS:
             if lang and lg != lang:
                 continue
-            for name in names:
-                try:
-                    summary = registry.get("subset", f"{lg}/{name}").summary
-                except KeyError:
-                    summary = ""
-                from vocalbench.data.official import SUBSETS as SIZES
-
-                size = SIZES.get(lg, {}).get(name)
-                out.append({"lang": lg, "subset": name, "items": size, "scoring": summary})
+            for spec in catalog.specs(lg):
+                out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
+                            "scoring": f"{spec.metric}: {spec.description}"})
         return out
     kinds = ("system",) if what == "systems" else COMPONENT_KINDS
     for kind in kinds:

@@ -6,20 +6,15 @@ import argparse
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="audio files")
-    parser.add_argument("--mos", default="offline",
-                        help="MOS SPEC: offline (DistillMOS, default), dnsmos, paper[:PATH] (UTMOS22 strong)")
-    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the result cache")
+    from vocalbench.commands._tools import add_tool_arguments
+
+    add_tool_arguments(parser, "mos", "MOS SPEC: offline (DistillMOS, default), dnsmos, paper[:PATH] (UTMOS22 strong)")
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.components.base import ComponentUnavailable
+    from vocalbench.commands._tools import run_tool
     from vocalbench.components.cache import cached_mos
-    from vocalbench.components.tooling import emit, emit_unavailable, resolve_or_exit
 
-    model = resolve_or_exit("mos", args.mos)
-    try:
-        results = model.score(args.files) if args.no_cache else cached_mos(model, args.files)
-    except ComponentUnavailable as exc:
-        return emit_unavailable(args.files, exc)
-    return emit(args.files, results, lambda v: {"mos": round(v, 4), "model": model.id})
+    return run_tool("mos", args.mos, args.files, no_cache=args.no_cache,
+                    call=lambda model: model.score(args.files), cached=lambda model: cached_mos(model, args.files),
+                    payload=lambda model, v: {"mos": round(v, 4), "model": model.id})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from vocalbench.cli import CliError
+from vocalbench.errors import CliError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -19,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.report.build import write_report
     from vocalbench.report.runs import RunFolderError
+    from vocalbench.report.site import write_report
 
     if args.n_boot < 0:
         raise CliError("--n-boot must be 0 or more")

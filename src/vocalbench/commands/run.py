@@ -15,8 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Per language: generate (resumable), score what is missing, print the table; then the report."""
-    from vocalbench.report.build import write_report
     from vocalbench.report.leaderboard import print_table, write_markdown
+    from vocalbench.report.site import write_report
     from vocalbench.scoring.engine import score_run_sync
 
     status = 0

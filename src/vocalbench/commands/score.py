@@ -26,14 +26,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
-    from vocalbench.cli import CliError
     from vocalbench.config import RunConfig
+    from vocalbench.errors import CliError
     from vocalbench.scoring.engine import score_run_sync
 
     run_dir = Path(args.run)
     try:
         cfg = RunConfig.load(run_dir)
-    except FileNotFoundError as exc:
+    except (FileNotFoundError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     if not (run_dir / "store.sqlite").exists():
         raise CliError(f"{run_dir}: no store.sqlite (generate or import replies first)")
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
             cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
         except ValidationError as exc:
             raise CliError(f"invalid option: {exc.errors()[0]['msg']}") from exc
-        _save_keeping_extra(cfg, run_dir)
+        cfg.save(run_dir, extra=cfg.saved_records(run_dir))
     if args.quiet:
         cfg = cfg.model_copy(update={"quiet": True})
     subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
@@ -58,16 +58,3 @@ def run(args: argparse.Namespace) -> int:
 
         print_table(summary)
     return 0
-
-
-def _save_keeping_extra(cfg: object, run_dir: Path) -> None:
-    """Rewrite config.json with the new values, keeping keys RunConfig does not model (versions, import info)."""
-    import json
-
-    from vocalbench.config import RunConfig
-
-    assert isinstance(cfg, RunConfig)
-    p = run_dir / "config.json"
-    old = json.loads(p.read_text()) if p.exists() else {}
-    extra = {k: v for k, v in old.items() if k not in RunConfig.model_fields}
-    cfg.save(run_dir, extra=extra)

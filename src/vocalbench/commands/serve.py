@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
-    from vocalbench.cli import CliError
+    from vocalbench.errors import CliError
     from vocalbench.systems import SystemOptions, resolve
     from vocalbench.systems.serve import FaultPlan, serve_forever
 

@@ -17,9 +17,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vocalbench.audio import write
-    from vocalbench.cli import CliError
+    from vocalbench.commands._tools import resolve_or_exit
     from vocalbench.components.base import ComponentUnavailable
-    from vocalbench.components.tooling import resolve_or_exit
+    from vocalbench.errors import CliError
 
     tts = resolve_or_exit("tts", args.tts)
     try:

@@ -15,14 +15,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.components.base import ComponentUnavailable
+    from vocalbench.commands._tools import run_tool
     from vocalbench.components.cache import cached_transcribe
-    from vocalbench.components.tooling import emit, emit_unavailable, resolve_or_exit
 
-    asr = resolve_or_exit("asr", args.asr, **({"vad": True} if args.vad else {}))
     lang = None if args.lang == "auto" else args.lang
-    try:
-        results = asr.transcribe(args.files, lang) if args.no_cache else cached_transcribe(asr, args.files, lang)
-    except ComponentUnavailable as exc:
-        return emit_unavailable(args.files, exc)
-    return emit(args.files, results, lambda t: {"text": t.text, "language": t.language})
+    return run_tool("asr", args.asr, args.files, no_cache=args.no_cache,
+                    call=lambda asr: asr.transcribe(args.files, lang),
+                    cached=lambda asr: cached_transcribe(asr, args.files, lang),
+                    payload=lambda asr, t: {"text": t.text, "language": t.language},
+                    **({"vad": True} if args.vad else {}))

@@ -39,9 +39,9 @@ def _targets(data: str, lang: str | None) -> list[tuple[str | None, str]]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.cli import CliError
     from vocalbench.data.official import DataError
     from vocalbench.data.validate import dump, validate
+    from vocalbench.errors import CliError
 
     try:
         targets = _targets(args.data, args.lang)

@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from vocalbench import parts
+
 KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm")
 # kind -> (registered name used by offline/local, registered name used by paper)
 PROFILES: dict[str, tuple[str, str | None]] = {
@@ -72,6 +74,9 @@ def register_all(register: Callable[..., Any]) -> None:
              ("openai",))
 
 
+register_all(parts.register)
+
+
 class Disabled:
     """What SPEC ``none`` gives: any use raises ``ComponentUnavailable("<kind>_disabled")``."""
 
@@ -104,10 +109,9 @@ _GUARD = threading.Lock()
 def resolve(kind: str, spec: str, **opts: Any) -> Any:
     """The component instance for ``spec`` (memoised per (kind, spec, opts) within the process).
 
-    Raises ``registry.MissingDependency`` (naming the pip extra), ``ComponentUnavailable`` (no
+    Raises ``errors.MissingDependency`` (naming the pip extra), ``ComponentUnavailable`` (no
     weights / endpoint) or ``ValueError`` (a malformed or unknown SPEC).
     """
-    from vocalbench import registry
     from vocalbench.components.base import ComponentSpec
 
     if kind not in KINDS:
@@ -140,10 +144,10 @@ def resolve(kind: str, spec: str, **opts: Any) -> Any:
                 name = parsed.profile
                 args = [parsed.model] if parsed.model else []
             try:
-                factory = registry.get(kind, name).load()
+                factory = parts.get(kind, name).load()
             except KeyError:
                 known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none",
-                                   *(e.name for e in registry.entries(kind))])
+                                   *(e.name for e in parts.entries(kind))])
                 raise ValueError(f"unknown {kind} SPEC '{spec}' (use one of: {known})") from None
             if kind == "llm" and name == "openai":
                 opts = {"key_env": ("VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY"), **opts}

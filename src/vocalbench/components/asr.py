@@ -49,7 +49,7 @@ class FasterWhisperASR:
 
     def __init__(self, model: str, name: str, *, vad: bool = False, beam_size: int = 5,
                  device: str | None = None, threads: int = 0) -> None:
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         try:
             import faster_whisper

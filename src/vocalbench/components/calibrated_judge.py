@@ -29,7 +29,6 @@ import hashlib
 import json
 import math
 import time
-import weakref
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -37,9 +36,9 @@ from typing import Any, Literal
 
 from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.judge import Judge, endpoint_semaphore
+from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.concurrency import limiter
 from vocalbench.records import JudgeTrace
-from vocalbench.scoring.base import Verdict
-from vocalbench.scoring.rubrics import Rubric
 
 TOP_LOGPROBS = 20
 MIN_ANSWER_MASS = 0.05  # below this, the model wanted to say something else: unparseable
@@ -161,16 +160,6 @@ def shipped_calibration() -> Calibration:
     return Calibration.from_json(text, "vocalbench/components/calibration/local_fit.json")
 
 
-_ITEM_LOCKS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Lock]] = (
-    weakref.WeakKeyDictionary())
-
-
-def _item_lock(endpoint: str) -> asyncio.Lock:
-    """One item's questions at a time per endpoint, so they share the prompt prefix on the server."""
-    per_loop = _ITEM_LOCKS.setdefault(asyncio.get_running_loop(), {})
-    return per_loop.setdefault(endpoint, asyncio.Lock())
-
-
 class CalibratedJudge(Judge):
     """The judge role answering single tokens; ``id`` is ``model+<calibration version>@host``."""
 
@@ -194,7 +183,7 @@ class CalibratedJudge(Judge):
             out.append([msgs[0], {"role": "user", "content": f"{item}\n\n{check}\n{instruction(rubric, scale=False)}"}])
         return out
 
-    def cached_value(self, rubric: Rubric, value: float, raw: str) -> float:
+    def cached_value(self, rubric: Rubric, value: float | None, raw: str) -> float | None:
         return self.calibration.rule(rubric).apply(json.loads(raw), rubric.lo, rubric.hi)
 
     async def _ask(self, messages: list[dict[str, str]]) -> ChatResult:
@@ -232,7 +221,8 @@ class CalibratedJudge(Judge):
         answers: list[dict[str, float]] = []
         tokens = [0, 0]
         t0 = time.perf_counter()
-        async with _item_lock(self.endpoint):
+        # one item's questions at a time per endpoint, so they share the prompt prefix on the server
+        async with limiter(f"judge-item:{self.endpoint}", 1):
             for k, messages in enumerate(questions):
                 try:
                     res = await self._ask(messages)

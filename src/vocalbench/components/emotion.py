@@ -19,7 +19,8 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from vocalbench.components.base import EMOTIONS_5, ComponentError, ComponentUnavailable, load_or_error
+from vocalbench.components.base import ComponentError, ComponentUnavailable, load_or_error
+from vocalbench.records import EMOTIONS_5
 
 NINE_TO_FIVE = (0, 3, 4, 6, 7)  # emotion2vec indices of angry, happy, neutral, sad, surprised
 WORKER = Path(__file__).with_name("emotion_worker.py")

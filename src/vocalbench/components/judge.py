@@ -19,15 +19,14 @@ import hashlib
 import json
 import re
 import time
-import weakref
 from collections.abc import Callable
 from typing import Any
 
 from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.cache import ResultCache
+from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.concurrency import limiter
 from vocalbench.records import JudgeTrace
-from vocalbench.scoring.base import Verdict
-from vocalbench.scoring.rubrics import Rubric
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _SCALE_PATTERNS = (
@@ -133,16 +132,9 @@ def answer_format(rubric: Rubric) -> str:
             f'{{"reason": "<one short sentence>", "score": <integer from {rubric.lo} to {rubric.hi}>}}')
 
 
-_SEMAPHORES: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[str, asyncio.Semaphore]] = (
-    weakref.WeakKeyDictionary())
-
-
 def endpoint_semaphore(endpoint: str, limit: int) -> asyncio.Semaphore:
     """The shared concurrency limit of one endpoint within the running event loop."""
-    per_loop = _SEMAPHORES.setdefault(asyncio.get_running_loop(), {})
-    if endpoint not in per_loop:
-        per_loop[endpoint] = asyncio.Semaphore(limit)
-    return per_loop[endpoint]
+    return limiter(f"endpoint:{endpoint}", limit)
 
 
 class Judge:
@@ -200,7 +192,7 @@ class Judge:
             return (None if v is None else float(v)), res.text
         return parse_scale(res.text, rubric.lo, rubric.hi), res.text
 
-    def cached_value(self, rubric: Rubric, value: float, raw: str) -> float:
+    def cached_value(self, rubric: Rubric, value: float | None, raw: str) -> float | None:
         """The verdict value of a cache hit."""
         return value
 
@@ -270,7 +262,7 @@ def local_judge(calibration: str | None = None, **opts: Any) -> Judge:
     """The embedded judge: the local llama.cpp model, answering single tokens whose probabilities
     are mapped by the shipped calibration, or by the fit in ``calibration`` (``--judge local:FIT``;
     components/calibrated_judge.py, docs/judge.md)."""
-    from vocalbench.components.calibrated_judge import Calibration, CalibratedJudge, shipped_calibration
+    from vocalbench.components.calibrated_judge import CalibratedJudge, Calibration, shipped_calibration
     from vocalbench.components.llm import local_chat
 
     cal = Calibration.load(calibration) if calibration else shipped_calibration()

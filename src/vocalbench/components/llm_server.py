@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import logging
 import os
 import signal
 import socket
@@ -22,6 +23,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
+
+logger = logging.getLogger(__name__)
 
 MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b"}  # alias -> assets name
 SEED = 1234
@@ -138,7 +141,7 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     from importlib.util import find_spec
 
     from vocalbench.components import assets
-    from vocalbench.registry import MissingDependency
+    from vocalbench.errors import MissingDependency
 
     for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         if find_spec(module) is None:
@@ -149,6 +152,7 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
            "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--model_alias", alias,
            "--seed", str(SEED)]
+    logger.info("starting the llama.cpp server for %s on port %d (log: %s)", alias, port, log)
     with open(log, "wb") as fh:
         proc = subprocess.Popen(cmd, stdout=fh, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                 start_new_session=True)

@@ -49,7 +49,7 @@ def _score_files(paths: Sequence[str | Path], fn: Callable[[np.ndarray], float])
 
 
 def _torch() -> Any:
-    from vocalbench.registry import MissingDependency
+    from vocalbench.errors import MissingDependency
 
     try:
         import torch
@@ -84,7 +84,7 @@ class DistillMOS:
     def __init__(self, threads: int = 0) -> None:
         from importlib.util import find_spec
 
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         torch = _torch()
         for module in ("distillmos", "xls_r_sqa"):
@@ -167,7 +167,7 @@ class DNSMOS:
     def __init__(self, metric: str = "ovrl") -> None:
         from importlib.util import find_spec
 
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         if metric not in self.METRICS:
             raise ValueError(f"DNSMOS metric must be one of {', '.join(self.METRICS)}, not '{metric}'")

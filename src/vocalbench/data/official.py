@@ -23,23 +23,34 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
-from vocalbench.records import AudioRef, Sample, Turn
+from vocalbench import catalog
+from vocalbench.records import EMOTIONS_5, AudioRef, Sample, Turn
 
-# Subsets per language, in the canonical (report) order, with the official item counts.
-SUBSETS_EN: dict[str, int] = {
-    "knowledge": 2000, "reasoning": 1000, "creativity": 400, "single_round": 200, "multi_round": 400,
-    "instruction_following": 900, "emotion": 500, "safety": 400, "robust": 3600, "robust_clean": 100,
-}
-SUBSETS_ZH: dict[str, int | None] = {
-    "chinese_knowledge": 1000, "foreign_knowledge": 1000, "general_knowledge": 1000, "reasoning": 851,
-    "creativity": 240, "single_round": 200, "multi_round": 400, "instruction_following": 1000,
-    "emotion": 500, "safety": 400, "cs_knowledge": 362, "cs_knowledge_en": 362, "cs_open_ended": 200,
-    "robust": 3600, "robust_clean": 100,
-    # no public data: built by this project (construction pipeline)
-    "dialect": None, "dialect_mandarin": None,
-}
-SUBSETS: dict[str, dict[str, Any]] = {"en": SUBSETS_EN, "zh": SUBSETS_ZH}
-ZH_ONLY = frozenset(SUBSETS_ZH) - frozenset(SUBSETS_EN)
+
+# Which subsets exist per language, in which order, with which official item counts and required
+# fields: read from each subset's declaration (vocalbench.catalog), never listed here.
+def __getattr__(name: str) -> Any:
+    """``SUBSETS`` (``{lang: {subset: count}}``), ``SUBSETS_EN``, ``SUBSETS_ZH``, ``ZH_ONLY`` and
+    ``REQUIRED``, computed from the declarations on use (a subset declared later is included)."""
+    if name == "SUBSETS":
+        return {lang: catalog.counts(lang) for lang in catalog.LANGS}
+    if name in ("SUBSETS_EN", "SUBSETS_ZH"):
+        return catalog.counts(name[-2:].lower())
+    if name == "ZH_ONLY":
+        return _zh_only()
+    if name == "REQUIRED":
+        return {s.name: s.required for s in catalog.specs()}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _zh_only() -> frozenset[str]:
+    return frozenset(s.name for s in catalog.specs("zh") if "en" not in s.items)
+
+
+def _required(subset: str) -> tuple[str, ...]:
+    spec = catalog.find(subset)
+    return spec.required if spec is not None else ()
+
 
 # The robust subset's condition families, and the six ``family/level`` conditions whose preserve
 # rates make Robust PR (METRICS.md); the scorer and the perturbation builder both read these.
@@ -75,30 +86,11 @@ FIELDS: dict[str, FieldSpec] = {
     "Rate_text": STR,
 }
 
-# Fields every record of a subset must carry (beyond Qid, Audio, Question): what scoring needs.
+# Fields every record carries (a subset declares the others it needs: SubsetSpec.required).
 _ALWAYS = ("Qid", "Audio", "Question")
-REQUIRED: dict[str, tuple[str, ...]] = {
-    "knowledge": ("Answer",),
-    "chinese_knowledge": ("Answer",), "foreign_knowledge": ("Answer",), "general_knowledge": ("Answer",),
-    "reasoning": ("Answer", "Category"),
-    "creativity": ("Category",),
-    "single_round": (),
-    "multi_round": ("Context", "Answer"),
-    "instruction_following": ("Category",),
-    "emotion": ("Question_emo", "Score"),
-    "safety": (),
-    "robust": ("Answer", "Category", "Level"),
-    "robust_clean": ("Answer",),
-    "cs_knowledge": ("Question_en", "Answer_zh", "Answer_en"),
-    "cs_knowledge_en": ("Answer",),
-    "cs_open_ended": (),
-    "dialect": ("Answer",),
-    "dialect_mandarin": ("Answer",),
-}
 
 # Mapped to Sample attributes; everything else goes to Sample.metadata under its official name.
 _MAPPED = frozenset({"Qid", "Question", "Answer", "Category", "Sub-category", "Context"})
-EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
 
 
 class DataError(ValueError):
@@ -133,7 +125,7 @@ def detect_lang(root: Path) -> str:
     if root.name in ("en", "zh"):
         return root.name
     files = subset_files(root)
-    if ZH_ONLY & set(files):
+    if _zh_only() & set(files):
         return "zh"
     for path in files.values():
         try:
@@ -148,8 +140,7 @@ def detect_lang(root: Path) -> str:
 
 def ordered(subsets: list[str] | set[str], lang: str) -> list[str]:
     """Canonical order for known subsets, then unknown ones alphabetically."""
-    known = list(SUBSETS.get(lang, {}))
-    return [s for s in known if s in subsets] + sorted(s for s in subsets if s not in known)
+    return catalog.ordered(subsets, lang)
 
 
 def read_records(path: Path) -> list[Any]:
@@ -200,7 +191,7 @@ def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | No
     qid = record.get("Qid") if isinstance(record.get("Qid"), str) else None
     label = qid or f"item {index}"
     problems: list[tuple[str | None, str | None, str]] = []
-    for name in _ALWAYS + REQUIRED.get(subset, ()):
+    for name in _ALWAYS + _required(subset):
         if name not in record:
             problems.append((label, name, "missing required field"))
         elif record[name] is None:
@@ -210,7 +201,7 @@ def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | No
         if spec is None:
             continue  # informational fields of other releases are kept in metadata unchecked
         if value is None:
-            if not spec.nullable and name not in _ALWAYS + REQUIRED.get(subset, ()):
+            if not spec.nullable and name not in _ALWAYS + _required(subset):
                 problems.append((label, name, f"wrong type: expected {spec.type_name}, got null"))
             continue  # nullable, or already reported as a null required field
         if isinstance(value, bool) or not isinstance(value, spec.types):

@@ -19,28 +19,28 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from vocalbench.data.official import SUBSETS, DataError
-
-_KNOWN = frozenset(s for table in SUBSETS.values() for s in table)
+from vocalbench import catalog
+from vocalbench.data.official import DataError
 
 
 def _pyarrow() -> Any:
     try:
         import pyarrow.parquet as pq
     except ImportError:
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
 
         raise MissingDependency("reading parquet releases", "pyarrow", "parquet") from None
     return pq
 
 
 def _config_of(path: Path, root: Path) -> str:
+    known = {spec.name for spec in catalog.specs()}
     rel = path.relative_to(root) if path != root else Path(path.name)
     for part in reversed(rel.parts[:-1]):
-        if part in _KNOWN:
+        if part in known:
             return part
     stem = path.stem
-    for name in sorted(_KNOWN, key=len, reverse=True):
+    for name in sorted(known, key=len, reverse=True):
         if stem == name or stem.startswith(name + "-"):
             return name
     return rel.parts[-2] if len(rel.parts) > 1 and rel.parts[-2] not in ("data", "test") else stem.split("-")[0]

@@ -15,7 +15,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from vocalbench.data.official import SUBSETS, DataError, audio_dir, check_record, detect_lang, read_records, subset_files
+from vocalbench import catalog
+from vocalbench.data.official import DataError, audio_dir, check_record, detect_lang, read_records, subset_files
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def validate(root: str | Path, lang: str | None = None, *, metadata_only: bool =
         raise DataError(root, "not a release folder (no json/ folder)")
     lang = lang or detect_lang(root)
     report = Report(root=str(root), lang=lang)
-    known = SUBSETS.get(lang, {})
+    known = catalog.counts(lang)
     audio_jobs: list[tuple[str, str, Path]] = []  # (file, qid, audio path)
     for subset, path in subset_files(root).items():
         report.files += 1

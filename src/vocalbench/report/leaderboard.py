@@ -13,16 +13,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from vocalbench.scoring.dimensions import dimension_order
+from vocalbench.scoring.dimensions import DIMENSIONS, ci_row, dimension_order
 
-LABELS = {
-    "knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity", "single_round": "Single-round",
-    "multi_round": "Multi-round", "instruction_following": "Instr. following", "empathy": "Empathy",
-    "safety": "Safety", "robust": "Robust PR", "utmos": "UTMOS", "wer": "WER", "per": "PER",
-    "code_switching": "Code-switch PR", "dialect": "Dialect PR", "rtf": "RTF", "fcl_ms": "FCL (ms)",
-}
-# summary subset row that carries each dimension's CI (zh knowledge: none, it is a mean of three)
-CI_ROW = {"empathy": "emotion"}
+LABELS = {d.name: d.label for d in DIMENSIONS.values()}
 
 
 def load_summaries(run_dirs: Iterable[str | Path]) -> list[tuple[Path, dict[str, Any]]]:
@@ -43,7 +36,8 @@ def fmt(value: float | None, digits: int = 2) -> str:
 
 
 def _digits(dim: str) -> int:
-    return 3 if dim in ("creativity", "single_round", "utmos", "rtf") else 2
+    spec = DIMENSIONS.get(dim)
+    return spec.digits if spec is not None else 2
 
 
 def dimension_cell(summary: dict[str, Any], dim: str) -> str:
@@ -53,8 +47,9 @@ def dimension_cell(summary: dict[str, Any], dim: str) -> str:
         return "–"
     d = _digits(dim)
     cell = fmt(value, d)
-    row = summary.get("subsets", {}).get(CI_ROW.get(dim, dim))
-    if row and row.get("ci95") and dim not in ("code_switching", "dialect"):
+    name = ci_row(dim, str(summary.get("lang") or "en"))
+    row = summary.get("subsets", {}).get(name) if name else None
+    if row and row.get("ci95"):
         lo, hi = row["ci95"]
         cell += f" [{fmt(lo, d)}, {fmt(hi, d)}]"
     if dim in summary.get("meta", {}).get("incomplete_dimensions", []):

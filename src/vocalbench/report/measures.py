@@ -18,50 +18,25 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench import catalog
 from vocalbench.data.official import ROBUST_HEADLINE
 from vocalbench.report.runs import RunData
 from vocalbench.report.stats import ClusterTable, cluster_key
+from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.scoring.overall import TERMS
 from vocalbench.scoring.overall import clarity_points as _clarity_points
+from vocalbench.scoring.subsets import acoustic, emotion, robust
 
-PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}
-DEFAULT_METRIC = {
-    "knowledge": "accuracy", "chinese_knowledge": "accuracy", "foreign_knowledge": "accuracy",
-    "general_knowledge": "accuracy", "reasoning": "accuracy", "multi_round": "accuracy",
-    "cs_knowledge": "accuracy", "cs_knowledge_en": "accuracy", "creativity": "mean_score",
-    "single_round": "mean_score", "cs_open_ended": "mean_score", "robust_clean": "mean_score",
-    "instruction_following": "following_rate", "emotion": "eer", "safety": "refusal_rate",
-    "robust": "preserve_rate",
-}
-ZH_KNOWLEDGE = ("chinese_knowledge", "foreign_knowledge", "general_knowledge")
-# dimension -> the subset that carries it (knowledge in zh and code_switching are composite)
-DIMENSION_SUBSET = {
-    "knowledge": "knowledge", "reasoning": "reasoning", "creativity": "creativity",
-    "single_round": "single_round", "multi_round": "multi_round",
-    "instruction_following": "instruction_following", "empathy": "emotion", "safety": "safety",
-    "robust": "robust",
-}
-DIMENSION_ORDER = ["knowledge", "reasoning", "creativity", "single_round", "multi_round",
-                   "instruction_following", "empathy", "safety", "robust", "utmos", "wer", "per",
-                   "code_switching", "dialect", "rtf", "fcl_ms"]
-DIMENSION_LABEL = {
-    "knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
-    "single_round": "Single-round", "multi_round": "Multi-round",
-    "instruction_following": "Instr. following", "empathy": "Empathy", "safety": "Safety",
-    "robust": "Robust PR", "utmos": "UTMOS", "wer": "WER", "per": "PER",
-    "code_switching": "Code-switch PR", "dialect": "Dialect PR", "rtf": "RTF", "fcl_ms": "FCL ms",
-}
-LOWER_IS_BETTER = {"wer", "per", "rtf", "fcl_ms"}
+# How dimensions are labelled and which way is better: the one table in scoring/dimensions.py.
+DIMENSION_ORDER = [d.name for d in DIMENSIONS.values()]
+DIMENSION_LABEL = {d.name: d.label for d in DIMENSIONS.values()}
+LOWER_IS_BETTER = {d.name for d in DIMENSIONS.values() if d.lower_is_better}
 # overall weights per dimension (value * weight), from the one definition in scoring/overall.py;
 # clarity enters through clarity_points
 OVERALL_WEIGHTS = {v: {t.key: t.weight for t in terms if not t.clarity} for v, terms in TERMS.items()}
 # radar: each dimension normalised to 0-1 as the overall weighs it
-RADAR_SCALE = {"knowledge": 100.0, "reasoning": 100.0, "creativity": 5.0, "single_round": 5.0,
-               "instruction_following": 100.0, "empathy": 100.0, "safety": 100.0, "robust": 100.0,
-               "utmos": 5.0}
+RADAR_SCALE = {d.name: d.radar for d in DIMENSIONS.values() if d.radar is not None}
 _LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
-WER_ERR_KEYS = ("errors", "dist", "distance", "edits", "edit_distance")
-WER_LEN_KEYS = ("len", "ref_len", "ref_words", "n_ref", "ref_length", "length", "reference_length")
 
 
 def clarity_points(rate: np.ndarray | float, version: str = "v2") -> np.ndarray:
@@ -87,42 +62,19 @@ def parse_level(level: str) -> tuple[str, float] | None:
     return kind, num
 
 
-def _parsed_headline() -> list[tuple[str, str, float]]:
-    out = []
-    for key in ROBUST_HEADLINE:
-        family, level = key.split("/", 1)
-        parsed = parse_level(level)
-        assert parsed is not None, key
-        out.append((family, *parsed))
-    return out
-
-
-# The six Robust PR conditions as (family, level kind, number), e.g. ("reverberation", "rt60", 3.0).
-HEADLINE_CONDITIONS = _parsed_headline()
-
-
 def robust_condition(sample: Any) -> tuple[str, str] | None:
-    """(family, level) of a robust sample from its category / metadata / Qid."""
-    meta = sample.metadata or {}
-    family = sample.category or meta.get("Category") or meta.get("family") or meta.get("Set")
-    level = meta.get("Level") or meta.get("level")
-    if (not family or not level) and sample.id.startswith("robust-"):
-        parts = sample.id.split("-")
-        if len(parts) >= 4:
-            family, level = parts[1], "-".join(parts[2:-1])
-    if not family or not level:
+    """(family, level) of a robust sample, as the robust scorer reads it (None when it has none)."""
+    try:
+        family, _, level = robust.condition(sample).partition("/")
+    except ValueError:
         return None
-    return str(family), str(level)
+    return family, level
 
 
 def headline_index(family: str, level: str) -> int | None:
-    parsed = parse_level(level)
-    if parsed is None:
-        return None
-    for i, (fam, kind, num) in enumerate(HEADLINE_CONDITIONS):
-        if fam == family and kind == parsed[0] and math.isclose(parsed[1], num, rel_tol=1e-6, abs_tol=1e-9):
-            return i
-    return None
+    """Which of the six Robust PR conditions (data.official.ROBUST_HEADLINE) this is, if any."""
+    key = f"{family}/{level}"
+    return ROBUST_HEADLINE.index(key) if key in ROBUST_HEADLINE else None
 
 
 @dataclass
@@ -154,17 +106,24 @@ def _mean(col_sum: str, col_n: str, scale: float = 1.0) -> tuple[list[str], Call
 
 def _metric(run: RunData, subset: str) -> str:
     entry = (run.summary.get("subsets") or {}).get(subset) or {}
-    return str(entry.get("metric") or DEFAULT_METRIC.get(subset, "mean_score"))
+    spec = catalog.find(subset)
+    return str(entry.get("metric") or (spec.metric if spec is not None else "mean_score"))
 
 
-EER_THRESHOLD = 3.0
+def _percent(subset: str, metric: str) -> bool:
+    """Whether a subset's metric is a percentage of 0/1 item values (its declaration says)."""
+    spec = catalog.find(subset)
+    return spec.percent if spec is not None and spec.metric == metric else metric in PERCENT_METRICS
+
+
+PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}  # for rows of undeclared subsets
 
 
 def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
     """The value an item contributes to its subset's metric, None when it is not scored.
 
     The ``main`` score where there is one; for emotion (scored as ``semantic`` and ``acoustic``)
-    the v2 empathy indicator: 1 when both are >= 3, else 0 (v1: their sum, 2-10).
+    the emotion scorer's own rule: the v2 empathy indicator (both parts >= 3), v1 their sum (2-10).
     """
     main = run.main_score(subset, sample_id)
     if main is not None:
@@ -175,9 +134,7 @@ def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
         if not (sem.scored and aco.scored):
             return None
         s, a = float(sem.value), float(aco.value)  # type: ignore[arg-type]
-        if run.protocol == "v1":
-            return s + a
-        return float(s >= EER_THRESHOLD and a >= EER_THRESHOLD)
+        return emotion.item_value(s, a, run.protocol)
     return None
 
 
@@ -185,12 +142,9 @@ def _score_value(run: RunData, key: tuple[str, str]) -> float | None:
     return item_value(run, *key)
 
 
-def _first_detail(details: dict[str, Any], keys: tuple[str, ...]) -> float | None:
-    for k in keys:
-        v = details.get(k)
-        if isinstance(v, (int, float)) and not isinstance(v, bool):
-            return float(v)
-    return None
+def _first_detail(details: dict[str, Any], key: str) -> float | None:
+    v = details.get(key)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
 
 
 def build_run_table(run: RunData) -> RunTable:
@@ -223,7 +177,7 @@ def build_run_table(run: RunData) -> RunTable:
                 vals.append((k, val))
         if not vals:
             continue
-        scale = 100.0 if metric in PERCENT_METRICS and max(v for _, v in vals) <= 1.0 else 1.0
+        scale = 100.0 if _percent(subset, metric) and max(v for _, v in vals) <= 1.0 else 1.0
         percent_scale[subset] = scale
         for k, v in vals:
             c = cluster_of(*k)
@@ -248,15 +202,15 @@ def build_run_table(run: RunData) -> RunTable:
             t.add(c, "robust", f"robust/h{hi}/sum", rv)
             t.add(c, "robust", f"robust/h{hi}/n", 1.0)
             present.add(hi)
-        if len(present) == len(HEADLINE_CONDITIONS):
+        if len(present) == len(ROBUST_HEADLINE):
             cols = ["robust_clean/sum", "robust_clean/n"]
-            for i in range(len(HEADLINE_CONDITIONS)):
+            for i in range(len(ROBUST_HEADLINE)):
                 cols += [f"robust/h{i}/sum", f"robust/h{i}/n"]
 
             def robust_fn(tot: np.ndarray) -> np.ndarray:
                 clean = tot[:, 0] / tot[:, 1]
-                prs = [np.minimum(1.0, (tot[:, 2 + 2 * i] / tot[:, 3 + 2 * i]) / clean)
-                       for i in range(len(HEADLINE_CONDITIONS))]
+                prs = [robust.capped_pr(tot[:, 2 + 2 * i] / tot[:, 3 + 2 * i], clean)
+                       for i in range(len(ROBUST_HEADLINE))]
                 return 100.0 * np.mean(prs, axis=0)
 
             out.stats["subset:robust"] = Statistic("robust", "subset", robust_fn, cols)
@@ -270,13 +224,13 @@ def build_run_table(run: RunData) -> RunTable:
             if not sc.scored or sc.value is None:
                 continue
             c = cluster_of(*key)
-            if name in ("utmos", "mos"):
+            if name == acoustic.UTMOS:
                 t.add(c, stratum(key[0]), "utmos/sum", sc.value)
                 t.add(c, stratum(key[0]), "utmos/n", 1.0)
                 track("dimension:utmos", key)
-            elif name in ("wer", "per", "clarity"):
-                err = _first_detail(sc.details, WER_ERR_KEYS)
-                ln = _first_detail(sc.details, WER_LEN_KEYS)
+            elif name == acoustic.CLARITY:
+                err = _first_detail(sc.details, acoustic.DIST)
+                ln = _first_detail(sc.details, acoustic.LEN)
                 if err is None or ln is None:
                     corpus_ok = False
                     err, ln = float(sc.value), 1.0
@@ -294,9 +248,11 @@ def build_run_table(run: RunData) -> RunTable:
 
     # --- dimensions built from subsets
     protocol = run.protocol
-    for dim, subset in DIMENSION_SUBSET.items():
-        if dim == "knowledge" and run.lang == "zh":
-            continue
+    for dim in DIMENSIONS:
+        carriers = catalog.dimension_members(dim, run.lang)
+        if len(carriers) != 1 or catalog.get(carriers[0]).dimension_is_preserve_rate:
+            continue  # a mean of several subsets or a preserve rate: built below
+        subset = carriers[0]
         if dim == "empathy" and protocol == "v1":
             _v1_empathy(run, t, out, cluster_of)
             continue
@@ -304,29 +260,43 @@ def build_run_table(run: RunData) -> RunTable:
         if src is not None:
             out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", src.fn, src.columns, src.note)
             out.item_keys[f"dimension:{dim}"] = out.item_keys.get(f"subset:{subset}", set())
-    if run.lang == "zh":
-        have = [s for s in ZH_KNOWLEDGE if f"subset:{s}" in out.stats]
-        if have:
-            cols = [c for s in have for c in (f"{s}/sum", f"{s}/n")]
-            scales = [percent_scale.get(s, 1.0) for s in have]
-
-            def zh_k(tot: np.ndarray, scales: list[float] = scales) -> np.ndarray:
-                return np.mean([sc * tot[:, 2 * i] / tot[:, 2 * i + 1] for i, sc in enumerate(scales)], axis=0)
-
-            note = "" if len(have) == 3 else f"mean of {', '.join(have)} only"
-            out.stats["dimension:knowledge"] = Statistic("knowledge", "dimension", zh_k, cols, note)
-            out.item_keys["dimension:knowledge"] = set().union(*(out.item_keys[f"subset:{s}"] for s in have))
-    if "subset:cs_knowledge" in out.stats and "subset:cs_knowledge_en" in out.stats:
-        cols = ["cs_knowledge/sum", "cs_knowledge/n", "cs_knowledge_en/sum", "cs_knowledge_en/n"]
-
-        def cs_fn(tot: np.ndarray) -> np.ndarray:
-            return np.minimum(100.0, 100.0 * (tot[:, 0] / tot[:, 1]) / (tot[:, 2] / tot[:, 3]))
-
-        out.stats["dimension:code_switching"] = Statistic("code_switching", "dimension", cs_fn, cols)
-        out.item_keys["dimension:code_switching"] = (out.item_keys["subset:cs_knowledge"]
-                                                     | out.item_keys["subset:cs_knowledge_en"])
+    for dim in DIMENSIONS:
+        carriers = catalog.dimension_members(dim, run.lang)
+        if len(carriers) > 1:
+            _mean_of_subsets(dim, carriers, out, percent_scale)
+        elif carriers and catalog.get(carriers[0]).dimension_is_preserve_rate:
+            _preserve_rate(dim, carriers[0], catalog.get(carriers[0]).control or "", out)
     _overall(run, out)
     return out
+
+
+def _mean_of_subsets(dim: str, carriers: list[str], out: RunTable, percent_scale: dict[str, float]) -> None:
+    """A dimension carried by several subsets: the mean of their values (zh knowledge)."""
+    have = [s for s in carriers if f"subset:{s}" in out.stats]
+    if not have:
+        return
+    cols = [c for s in have for c in (f"{s}/sum", f"{s}/n")]
+    scales = [percent_scale.get(s, 1.0) for s in have]
+
+    def fn(tot: np.ndarray, scales: list[float] = scales) -> np.ndarray:
+        return np.mean([sc * tot[:, 2 * i] / tot[:, 2 * i + 1] for i, sc in enumerate(scales)], axis=0)
+
+    note = "" if len(have) == len(carriers) else f"mean of {', '.join(have)} only"
+    out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", fn, cols, note)
+    out.item_keys[f"dimension:{dim}"] = set().union(*(out.item_keys[f"subset:{s}"] for s in have))
+
+
+def _preserve_rate(dim: str, mixed: str, control: str, out: RunTable) -> None:
+    """A preserve-rate dimension: min(100, 100 * mean(mixed) / mean(control)) (code_switching, dialect)."""
+    if f"subset:{mixed}" not in out.stats or f"subset:{control}" not in out.stats:
+        return
+    cols = [f"{mixed}/sum", f"{mixed}/n", f"{control}/sum", f"{control}/n"]
+
+    def fn(tot: np.ndarray) -> np.ndarray:
+        return np.minimum(100.0, 100.0 * (tot[:, 0] / tot[:, 1]) / (tot[:, 2] / tot[:, 3]))
+
+    out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", fn, cols)
+    out.item_keys[f"dimension:{dim}"] = out.item_keys[f"subset:{mixed}"] | out.item_keys[f"subset:{control}"]
 
 
 def _v1_empathy(run: RunData, t: ClusterTable, out: RunTable, cluster_of: Callable[[str, str], str]) -> None:

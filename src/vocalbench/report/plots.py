@@ -31,14 +31,14 @@ from vocalbench.report.measures import (
     robust_condition,
 )
 from vocalbench.report.runs import RunData
+from vocalbench.scoring.dimensions import DIMENSIONS
 
 FAMILIES = ("white_noise", "background_noise", "reverberation", "farfield", "packet_loss", "distortion")
 FAMILY_AXIS = {"white_noise": "SNR (dB)", "background_noise": "SNR (dB)", "reverberation": "RT60 (s)",
                "farfield": "high-pass cut-off (Hz)", "packet_loss": "frames lost (%)",
                "distortion": "clipping threshold (x peak)"}
-RADAR_AXES = [("knowledge", "K"), ("reasoning", "R"), ("creativity", "C"), ("single_round", "SR"),
-              ("instruction_following", "FR"), ("empathy", "EER"), ("safety", "RR"), ("robust", "PR"),
-              ("utmos", "UTMOS"), ("clarity", "Clarity")]
+# the overall's dimensions with a radar scale (scoring/dimensions.py), then the clarity points
+RADAR_AXES = [(d.name, d.short) for d in DIMENSIONS.values() if d.radar is not None] + [("clarity", "Clarity")]
 
 
 def _plt() -> Any:

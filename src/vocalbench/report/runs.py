@@ -7,6 +7,7 @@ A run folder holds one system on one language. ``--lang both`` writes ``RUN/en``
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,7 @@ def is_run_dir(path: Path) -> bool:
     return (path / "summary.json").is_file() or (path / "store.sqlite").is_file()
 
 
-def expand_run_dirs(paths: list[str | Path]) -> list[Path]:
+def expand_run_dirs(paths: Sequence[str | Path]) -> list[Path]:
     """Language run folders for the given paths (a parent contributes its en/ and zh/)."""
     out: list[Path] = []
     for raw in paths:
@@ -147,7 +148,7 @@ def load_run(path: str | Path, with_store: bool = True) -> RunData:
     return run
 
 
-def load_runs(paths: list[str | Path], with_store: bool = True) -> list[RunData]:
+def load_runs(paths: Sequence[str | Path], with_store: bool = True) -> list[RunData]:
     """Load every language run under ``paths`` and give each a unique display label."""
     runs = [load_run(p, with_store) for p in expand_run_dirs(paths)]
     seen: dict[str, int] = {}

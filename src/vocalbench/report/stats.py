@@ -23,17 +23,6 @@ TotalsFn = Callable[[np.ndarray], np.ndarray]  # (B, n_columns) totals -> (B,) v
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
 
 
-def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """The Wilson score interval of a binomial proportion (as fractions)."""
-    if n <= 0:
-        raise ValueError("n must be positive")
-    p = successes / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom
-    return centre - half, centre + half
-
-
 def cluster_key(subset: str, sample_id: str, history_head: str | None = None,
                 metadata: dict[str, Any] | None = None) -> str:
     """The cluster (base item) of a sample, from its Qid and metadata.

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import random
 import time
 from collections.abc import Sequence
@@ -19,12 +20,15 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
+from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
-from vocalbench.runner.scheduler import concurrency
 from vocalbench.runner.store import RunStore
 from vocalbench.systems.base import Collected, System, collect
+
+log = logging.getLogger(__name__)
 
 
 class RunAborted(RuntimeError):
@@ -188,7 +192,8 @@ async def generate(
     finished = failed = 0
     abort: list[str] = []
 
-    bar = _Progress(len(todo), enabled=progress and not cfg.quiet)
+    bars = Bars(enabled=progress and not cfg.quiet and len(todo) > 0)
+    bar = Bar()
 
     async def attempt(sample: Sample) -> Collected:
         async with concurrency(executor.resource, cfg.concurrency):
@@ -196,6 +201,7 @@ async def generate(
 
     def on_retry(n: int, c: Collected) -> None:
         res.retries += 1
+        log.info("attempt %d failed (%s), retrying", n, c.error.type if c.error else "?")
 
     async def answer(sample: Sample) -> None:
         nonlocal finished, failed
@@ -209,8 +215,9 @@ async def generate(
             res.errors[reply.error.type] = res.errors.get(reply.error.type, 0) + 1
         else:
             res.succeeded += 1
-        bar.advance(failed)
+        bar.advance(1, note=f"{failed} failed")
         if finished >= cfg.error_min_count and failed / finished > cfg.error_threshold and not abort:
+            log.warning("stopping: %d of %d finished samples failed", failed, finished)
             abort.append(
                 f"stopped: {failed} of {finished} finished samples failed (> {cfg.error_threshold:.0%}; "
                 f"errors: {res.errors}). Finished replies are saved in {store.run_dir}; fix the system "
@@ -239,7 +246,8 @@ async def generate(
     except Exception as exc:
         raise SystemStartError(f"could not start the system: {type(exc).__name__}: {exc}") from exc
     try:
-        with bar:
+        with bars:
+            bar = bars.task("generate", len(todo), note="0 failed")
             if todo and cfg.warmup:
                 res.warmup = await _warmup(executor, todo[0], max(cfg.concurrency, cfg.latency_concurrency))
                 store.set_meta("warmup", res.warmup)
@@ -257,7 +265,7 @@ async def generate(
                     else:
                         store.put_reply(r)
                         res.reused += 1
-                        bar.advance(failed)
+                        bar.advance(1, note=f"{failed} failed")
                 await run_all(rest, cfg.concurrency)
     finally:
         await executor.close()
@@ -276,40 +284,6 @@ async def _warmup(executor: Executor, sample: Sample, calls: int) -> dict[str, A
     errors = [c.error for c in outcomes if c.error is not None]
     return {"sample": f"{sample.subset}/{sample.id}", "calls": len(outcomes), "ok": not errors,
             "error": errors[0].model_dump() if errors else None, "seconds": round(time.monotonic() - t, 3)}
-
-
-class _Progress:
-    """A rich progress bar (or nothing with --quiet)."""
-
-    def __init__(self, total: int, enabled: bool) -> None:
-        self.enabled = enabled and total > 0
-        self.total = total
-        self._p: Any = None
-        self._task: Any = None
-
-    def __enter__(self) -> _Progress:
-        if self.enabled:
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self._p = Progress(TextColumn("generate"), BarColumn(), MofNCompleteColumn(),
-                               TextColumn("{task.fields[failed]} failed"), TimeRemainingColumn(), transient=False)
-            self._p.__enter__()
-            self._task = self._p.add_task("generate", total=self.total, failed=0)
-        return self
-
-    def advance(self, failed: int) -> None:
-        if self._p is not None:
-            self._p.update(self._task, advance=1, failed=failed)
-
-    def __exit__(self, *exc: object) -> None:
-        if self._p is not None:
-            self._p.__exit__(None, None, None)
 
 
 def run_generate(store: RunStore, samples: Sequence[Sample], cfg: RunConfig, executor: Executor,

@@ -103,7 +103,7 @@ class RayExecutor:
     def __init__(self, spec: str, options: SystemOptions, cfg: RunConfig) -> None:
         import importlib.util
 
-        from vocalbench.registry import MissingDependency
+        from vocalbench.errors import MissingDependency
         from vocalbench.systems import resolve
 
         if importlib.util.find_spec("ray") is None:
@@ -130,7 +130,8 @@ class RayExecutor:
         import ray
 
         try:
-            return await self.actor.attempt.remote(sample.model_dump_json())
+            collected: Collected = await self.actor.attempt.remote(sample.model_dump_json())
+            return collected
         except ray.exceptions.RayError as exc:  # the actor or its worker died: recorded, retried
             msg = str(exc).splitlines()[0][:300] if str(exc) else type(exc).__name__
             return Collected(error=ErrorInfo(type="executor_error", message=f"{type(exc).__name__}: {msg}"),

@@ -16,11 +16,12 @@ id for judge-based scores, so scores of an earlier judge stay beside those of a 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, Self, cast
 
 from vocalbench.records import Reply, Sample, Score
 
@@ -48,6 +49,24 @@ def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
 
 
+def _create(path: Path) -> None:
+    """Create the store with its tables beside ``path`` and link it into place, so that no reader
+    (another process watching the run) ever opens a store without its tables; a store another
+    process created first is kept."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.init")
+    db = sqlite3.connect(str(tmp))
+    try:
+        db.executescript(SCHEMA)
+    finally:
+        db.close()
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 class RunStore:
     """Thread-safe access to one run's SQLite store."""
 
@@ -56,6 +75,8 @@ class RunStore:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / "store.sqlite"
         self._lock = threading.RLock()
+        if not self.path.exists():
+            _create(self.path)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -109,7 +130,7 @@ class RunStore:
         )
 
     def samples(self, subset: str | None = None) -> Iterator[Sample]:
-        sql, params = "SELECT record FROM samples", ()
+        sql, params = "SELECT record FROM samples", cast(tuple[str, ...], ())
         if subset is not None:
             sql, params = sql + " WHERE subset = ?", (subset,)
         rows = self._exec(sql + " ORDER BY subset, idx", params).fetchall()
@@ -155,7 +176,7 @@ class RunStore:
         return None if row is None else Reply.model_validate_json(row[0])
 
     def replies(self, subset: str | None = None) -> dict[tuple[str, str], Reply]:
-        sql, params = "SELECT record FROM replies", ()
+        sql, params = "SELECT record FROM replies", cast(tuple[str, ...], ())
         if subset is not None:
             sql, params = sql + " WHERE subset = ?", (subset,)
         out: dict[tuple[str, str], Reply] = {}

@@ -12,17 +12,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vocalbench.records import JudgeTrace, Reply, Sample, Score
-
-
-@dataclass
-class Verdict:
-    """A judge's answer to one rubric: ``value`` (1/0 for binary, lo..hi for scale) or ``error``
-    (a short unscored reason such as ``judge_unparseable`` or ``judge_unavailable``)."""
-
-    value: float | None
-    trace: JudgeTrace | None = None
-    error: str | None = None
+from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.records import Reply, Sample, Score
 
 
 class Judge(Protocol):
@@ -30,7 +21,7 @@ class Judge(Protocol):
 
     id: str  # model@host
 
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict: ...
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict: ...
 
 
 @dataclass
@@ -63,6 +54,12 @@ class SubsetResult:
     unscored_reasons: dict[str, int] = field(default_factory=dict)
 
 
+class Adds(Protocol):
+    """What the engine feeds item by item (a subset's tally, or the acoustic rows' tally)."""
+
+    def add(self, sample: Sample, scores: list[Score]) -> None: ...
+
+
 class Tally(Protocol):
     """A subset's streaming aggregate: items are added one at a time (a page of the store at a
     time), so scoring memory stays flat as the test set grows; ``result`` gives the summary row.
@@ -74,17 +71,18 @@ class Tally(Protocol):
     def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult: ...
 
 
-class SubsetScorer(Protocol):
+class ItemScorer(Protocol):
+    """Scores one item: a subset's scorer, or the acoustic scorer of single_round replies."""
+
     id: str  # e.g. "knowledge_en"
     version: str  # bump when the scoring rule or a rubric changes
     uses_judge: bool
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]: ...
 
+
+class SubsetScorer(ItemScorer, Protocol):
+
     def tally(self) -> Tally:
         """A fresh streaming aggregate for this scorer's subset."""
-        ...
-
-    def aggregate(self, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-        """The subset's value from whole lists (``all_scores`` gives the compared subsets' scores)."""
         ...

@@ -37,7 +37,8 @@ def fit_threshold(scores: Sequence[float], labels: Sequence[float]) -> float:
         bias = abs(sum(judged) - sum(labels)) / n
         return (round(kappa, 9), -bias, -abs(t - mid))
 
-    return round(max(candidates, key=key), 6)
+    best: float = max(candidates, key=key)
+    return round(best, 6)
 
 
 def fit_logistic(x: np.ndarray, y: np.ndarray, l2: float = L2, steps: int = 50) -> tuple[np.ndarray, float]:

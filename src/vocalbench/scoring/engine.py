@@ -23,29 +23,32 @@ import asyncio
 import contextlib
 import gc
 import logging
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import Any
 
+from vocalbench import catalog
+from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig
+from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
-from vocalbench.scoring.subsets._common import main_values
+from vocalbench.runner.store import RunStore
+from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
+from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
 
 ACOUSTIC = "acoustic"
 REPLY_STATE = "reply_state"  # written into Score.details: the reply state the score was computed on
-_ENDPOINT_LIMITS: dict[tuple[int, str], asyncio.Semaphore] = {}
 
 
-def scorer_ref(scorer: Any) -> str:
+def scorer_ref(scorer: ItemScorer) -> str:
     return f"{scorer.id}@{scorer.version}"
 
 
-def evaluator_key(scorer: Any, judge_id: str | None, components: dict[str, str] | None = None) -> str:
+def evaluator_key(scorer: ItemScorer, judge_id: str | None, components: dict[str, str] | None = None) -> str:
     """``id@version`` [+ ``|judge=<id>`` when the scorer uses a judge] [+ component ids]."""
     key = scorer_ref(scorer)
     if getattr(scorer, "uses_judge", False):
@@ -137,19 +140,16 @@ class LimitedJudge:
     """The run's judge: resolved on first use (a fully scored run never starts a judge server),
     behind a per-endpoint concurrency limit, every call logged in the run store."""
 
-    def __init__(self, cfg: RunConfig, judge_id: str, store: Any, judge: Any = None) -> None:
+    def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Judge | None = None) -> None:
         self.cfg = cfg
         self.id = judge_id
         self._judge = judge
         self._store = store
         self._resolve_lock = asyncio.Lock()
-        loop_key = (id(asyncio.get_running_loop()), judge_id)
-        if loop_key not in _ENDPOINT_LIMITS:
-            _ENDPOINT_LIMITS[loop_key] = asyncio.Semaphore(cfg.judge_concurrency)
-        self._sem = _ENDPOINT_LIMITS[loop_key]
+        self._sem = limiter(f"judge:{judge_id}", cfg.judge_concurrency)
         self.calls = 0
 
-    async def _get(self) -> Any:
+    async def _get(self) -> Judge:
         if self._judge is None:
             async with self._resolve_lock:
                 if self._judge is None:
@@ -159,11 +159,11 @@ class LimitedJudge:
                                     self.cfg.judge, self._judge.id, self.id)
         return self._judge
 
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
         judge = await self._get()
         async with self._sem:
             t0 = time.monotonic()
-            verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
+            verdict: Verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
             seconds = time.monotonic() - t0
         self.calls += 1
         trace = verdict.trace
@@ -175,14 +175,15 @@ class LimitedJudge:
         return verdict
 
 
-def _resolve_judge(cfg: RunConfig) -> Any:
+def _resolve_judge(cfg: RunConfig) -> Judge:
     """The judge component of ``cfg.judge``; errors become ``ComponentUnavailable``."""
     from vocalbench.components.base import ComponentUnavailable
 
     try:
         from vocalbench import components
 
-        return components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency)
+        judge: Judge = components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency)
+        return judge
     except ComponentUnavailable:
         raise
     except ImportError as exc:
@@ -191,7 +192,7 @@ def _resolve_judge(cfg: RunConfig) -> Any:
         raise ComponentUnavailable("judge_unknown_spec", f"--judge {cfg.judge}: {exc}") from exc
 
 
-def judge_identity(cfg: RunConfig, store: Any) -> tuple[str, Any | None]:
+def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Judge | None]:
     """(judge id for evaluator keys, the resolved judge or None).
 
     The id of a SPEC seen before is remembered in the store's meta, so re-scoring a finished run
@@ -243,14 +244,14 @@ def _bulk_read() -> Iterator[None]:
             gc.enable()
 
 
-def _error_score(sample: Sample, scorer: Any, exc: BaseException) -> Score:
+def _error_score(sample: Sample, scorer: ItemScorer, exc: BaseException) -> Score:
     return Score(subset=sample.subset, sample_id=sample.id, name="main", value=None,
                  unscored=f"scorer_error:{type(exc).__name__}", scorer=scorer_ref(scorer),
                  details={"message": str(exc)[:500]})
 
 
-async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[tuple[str, str], Reply],
-                       existing: dict[str, list[Score]], ctx: ScoringContext, store: Any, workers: int,
+async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies: dict[tuple[str, str], Reply],
+                       existing: dict[str, list[Score]], ctx: ScoringContext, store: RunStore, workers: int,
                        advance: Callable[[int], None]) -> None:
     """Score ``todo`` with ``workers`` concurrent tasks; each item's scores are written to the
     store as soon as they exist and replace its entry in ``existing``."""
@@ -282,41 +283,7 @@ async def _score_items(scorer: Any, key: str, todo: list[Sample], replies: dict[
     await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(todo))))))
 
 
-class _Progress:
-    """A rich progress bar per plan (no-op when quiet)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled
-        self._p: Any = None
-
-    def __enter__(self) -> Self:
-        if self.enabled:
-            from rich.console import Console
-            from rich.progress import (
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            self._p = Progress(TextColumn("{task.description:<24}"), BarColumn(), MofNCompleteColumn(),
-                               TimeRemainingColumn(), console=Console(file=sys.stderr), transient=False)
-            self._p.__enter__()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self._p is not None:
-            self._p.__exit__(*exc)
-
-    def task(self, name: str, total: int) -> Callable[[int], None]:
-        if self._p is None:
-            return lambda n: None
-        tid = self._p.add_task(f"scoring {name}", total=total)
-        return lambda n: self._p.advance(tid, n)
-
-
-def _imported_transcripts(store: Any, subsets: list[str], protocol: str) -> int:
+def _imported_transcripts(store: RunStore, subsets: list[str], protocol: str) -> int:
     """How many replies of these subsets carry a transcript imported with the outputs (v1 scores them)."""
     counts = (store.get_meta("imported", {}) or {}).get("asr_transcripts", {})
     return sum(int(counts.get(s, 0)) for s in subsets) if protocol == "v1" else 0
@@ -333,7 +300,7 @@ def _optional(module: str) -> bool:
 
 
 # -- the engine ------------------------------------------------------------------------------------
-def _selected(store: Any, cfg: RunConfig, subsets: list[str] | None) -> list[str]:
+def _selected(store: RunStore, cfg: RunConfig, subsets: list[str] | None) -> list[str]:
     from vocalbench.data.official import ordered
 
     present = set(store.subsets())
@@ -347,15 +314,13 @@ def _selected(store: Any, cfg: RunConfig, subsets: list[str] | None) -> list[str
     return ordered(wanted, cfg.lang)
 
 
-# subsets whose scores another subset's aggregate reads (kept in memory until it is done)
-DEPENDENCIES = {"robust": "robust_clean", "cs_knowledge": "cs_knowledge_en", "dialect": "dialect_mandarin"}
-
-
 def _processing_order(names: list[str]) -> list[str]:
-    """Report order, with each dependency moved before the subset that needs it."""
+    """Report order, with each control subset (``SubsetSpec.control``) moved before the subset
+    compared against it."""
+    controls = catalog.controls()
     out: list[str] = []
     for n in names:
-        dep = DEPENDENCIES.get(n)
+        dep = controls.get(n)
         if dep in names and dep not in out:
             out.append(dep)
         if n not in out:
@@ -367,7 +332,7 @@ class _Run:
     """One scoring pass over a run: subset by subset and, within a subset, page by page, so memory
     follows the page size rather than the size of the test set."""
 
-    def __init__(self, store: Any, cfg: RunConfig, to_score: set[str], bars: _Progress) -> None:
+    def __init__(self, store: RunStore, cfg: RunConfig, to_score: set[str], bars: Bars) -> None:
         from vocalbench.data.official import audio_duration
 
         self.store, self.cfg, self.to_score, self.bars = store, cfg, to_score, bars
@@ -378,12 +343,12 @@ class _Run:
         self.judge: LimitedJudge | None = None
         self.scored_items = 0
 
-    def set_judge(self, judge_id: str, judge: Any | None) -> None:
+    def set_judge(self, judge_id: str, judge: Judge | None) -> None:
         self.judge_id = judge_id
         if judge_id != "none" and not judge_id.startswith("unavailable:"):
             self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge)
 
-    async def stream(self, name: str, subset: str, scorer: Any, key: str, tally: Any,
+    async def stream(self, name: str, subset: str, scorer: ItemScorer, key: str, tally: Adds,
                      keep: dict[str, float] | None = None) -> bool:
         """Score what ``scorer`` has not yet scored of ``subset`` (under ``key``) and add every
         item's current scores to ``tally``, one page at a time; ``keep`` collects the main values
@@ -391,7 +356,7 @@ class _Run:
         score_now = name in self.to_score or (name == ACOUSTIC and "single_round" in self.to_score)
         uses_judge = getattr(scorer, "uses_judge", False)
         workers = self.cfg.judge_concurrency * 2 if uses_judge else self.cfg.concurrency
-        advance: Callable[[int], None] | None = None
+        bar: Bar | None = None
         seen, any_scores = 0, False
         for page in self.store.sample_pages(subset, PAGE):
             ids = [s.id for s in page]
@@ -404,15 +369,15 @@ class _Run:
                 states = self.store.reply_states(subset, ids)
                 todo = [s for s in page if _needs_work(existing.get(s.id), states.get(s.id))]
             if todo:
-                if advance is None:  # one bar per subset, from the items already done
-                    advance = self.bars.task(name, self.store.count_samples(subset))
-                    advance(seen)
+                if bar is None:  # one bar per subset, from the items already done
+                    bar = self.bars.task(f"scoring {name}", self.store.count_samples(subset))
+                    bar.advance(seen)
                 self.ctx.judge = self.judge if uses_judge else None
                 replies = self.store.replies_of(subset, [s.id for s in todo])
-                await _score_items(scorer, key, todo, replies, existing, self.ctx, self.store, workers, advance)
+                await _score_items(scorer, key, todo, replies, existing, self.ctx, self.store, workers, bar.advance)
                 self.scored_items += len(todo)
-            if advance is not None:
-                advance(len(page) - len(todo))
+            if bar is not None:
+                bar.advance(len(page) - len(todo))
             for sample in page:
                 group = existing.get(sample.id, [])
                 any_scores = any_scores or bool(group)
@@ -430,13 +395,12 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
     ``subsets`` limits what is scored now; the summary covers every subset of the run that has
     scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
     """
-    from vocalbench.runner.store import RunStore
     from vocalbench.scoring.subsets import scorer_for
     from vocalbench.scoring.summary import build_summary, write_summary
 
     run_dir = Path(run_dir)
     started = time.monotonic()
-    with RunStore(run_dir) as store, _Progress(progress and not cfg.quiet) as bars:
+    with RunStore(run_dir) as store, Bars(progress and not cfg.quiet) as bars:
         to_score = set(_selected(store, cfg, subsets))
         report = _selected(store, cfg, None) if subsets else sorted(to_score)
         report = [n for n in _processing_order(sorted(set(report) | to_score)) if n in set(report) | to_score]
@@ -446,12 +410,13 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             run.set_judge(*judge_identity(cfg, store))
 
         results: dict[str, SubsetResult] = {}
-        deps: dict[str, dict[str, float]] = {}  # compared subsets' main values (small: see DEPENDENCIES)
+        deps: dict[str, dict[str, float]] = {}  # control subsets' main values (small ones, by design)
+        controls = set(catalog.controls().values())
         never: list[str] = []
         for name in report:
             sc = scorers[name]
             tally = sc.tally()
-            keep: dict[str, float] | None = {} if name in DEPENDENCIES.values() else None
+            keep: dict[str, float] | None = {} if name in controls else None
             if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_id), tally, keep):
                 never.append(name)
                 continue

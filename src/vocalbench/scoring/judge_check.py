@@ -25,7 +25,7 @@ import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -117,7 +117,7 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
         out.update(agreement=_r(sum(a == b for a, b in pairs) / n if n else None),
                    kappa=_r(cohen_kappa(labels, judged)),
                    judge_positive_rate=_r(pos_j, 2), label_positive_rate=_r(pos_l, 2),
-                   bias=_r(pos_j - pos_l, 2) if n else None)
+                   bias=_r(pos_j - pos_l, 2) if pos_j is not None and pos_l is not None else None)
         ok = (n >= MIN_ITEMS and out["kappa"] is not None and out["kappa"] >= KAPPA_MIN
               and abs(out["bias"]) <= BIAS_MAX)
         why = (f"kappa {out['kappa']} (>= {KAPPA_MIN}), bias {out['bias']} points (|.| <= {BIAS_MAX})"
@@ -187,7 +187,7 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
     return {
         "judge": judge_id,
         "split": split,
-        "checked_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "checked_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "calibration_set": set_fingerprint(),
         "n": len(outcomes),
         "calls": len(fresh),

@@ -2,7 +2,7 @@
 
 All resampling is over items: for a mean, the per-item values; for a ratio metric such as
 corpus WER (sum of edit distances / sum of reference lengths) the (numerator, denominator) pairs
-of the same resampled items. ``paired_bootstrap`` compares two systems on the same items.
+of the same resampled items.
 Memory stays bounded by drawing the resamples in blocks.
 """
 
@@ -83,19 +83,10 @@ def median_ci(values: Sequence[float] | np.ndarray, **kw: float) -> tuple[float,
     return bootstrap_stat(values, lambda a: np.median(a, axis=1), **kw)  # type: ignore[arg-type]
 
 
-def paired_bootstrap(a: Sequence[float] | np.ndarray, b: Sequence[float] | np.ndarray, *, scale: float = 1.0,
-                     resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95) -> dict[str, float]:
-    """Difference of means ``scale*(mean(a) - mean(b))`` over the same items: estimate, CI and the
-    two-sided bootstrap p-value (share of resampled differences on the other side of 0, doubled)."""
-    x = np.asarray(a, dtype=np.float64)
-    y = np.asarray(b, dtype=np.float64)
-    if x.shape != y.shape:
-        raise ValueError(f"paired samples differ in length ({x.size} vs {y.size})")
-    d = x - y
-    if d.size < 2:
-        raise ValueError("paired bootstrap needs at least 2 items")
-    rng = np.random.default_rng(seed)
-    diffs = np.concatenate([d[idx].mean(axis=1) for idx in _blocks(d.size, resamples, rng)])
-    lo, hi = _interval(diffs, level)
-    p = 2.0 * min(float((diffs <= 0).mean()), float((diffs >= 0).mean()))
-    return {"diff": float(d.mean()) * scale, "ci_low": lo * scale, "ci_high": hi * scale, "p_value": min(1.0, p)}
+def preserve_rate(mixed: float | None, control: float | None, digits: int | None = None) -> float | None:
+    """``min(100, mixed / control * 100)`` (code-switching and dialect PR), rounded to ``digits``
+    when given; None when either is missing or the control is not positive."""
+    if mixed is None or control is None or control <= 0:
+        return None
+    rate = min(100.0, mixed / control * 100.0)
+    return rate if digits is None else round(rate, digits)

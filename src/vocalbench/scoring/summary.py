@@ -4,7 +4,9 @@
 and the latency rows (``fcl_ms``, ``rtf``), each ``{metric, value, n, scored, unscored,
 system_errors, complete, ci95, extra}``; ``dimensions`` and ``overall`` follow (see
 :mod:`vocalbench.scoring.dimensions` and :mod:`vocalbench.scoring.overall`); ``provenance``
-names the evaluators and whether they match the paper's profile.
+names the evaluators and whether they match the paper's profile. :class:`Summary` is that schema as
+a pydantic model: ``write_summary`` validates through it and writes its JSON (key order and absent
+optional keys as before; keys a later version adds to ``provenance``/``meta`` pass through).
 """
 
 from __future__ import annotations
@@ -14,13 +16,79 @@ import os
 from pathlib import Path
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from vocalbench.config import RunConfig
+from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 
 PAPER_JUDGE_MODEL = "qwen-max-2025-01-25"
 SCHEMA_VERSION = 1
+Number = int | float  # a JSON number as written (an int stays an int)
+
+
+class _Part(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+class SubsetRow(_Part):
+    metric: str
+    value: Number | None
+    n: int
+    scored: int
+    unscored: int
+    system_errors: int
+    complete: bool
+    ci95: list[Number] | None
+    extra: dict[str, Any]
+
+
+class Overall(_Part):
+    version: str
+    value: Number | None
+    missing: list[str]
+    partial: dict[str, Number] | None
+    note: str | None = None  # only where the version is not defined for the language
+
+
+class Provenance(_Part):
+    asr: str | None = None
+    mos: str | None = None
+    emotion: str | None = None
+    judge: str | None = None
+    specs: dict[str, str] = {}
+    asr_transcripts: str | None = None  # only when transcripts came with the outputs
+    leaderboard_comparable: bool = False
+    judge_usage: dict[str, Any] | None = None  # only when the store logged judge calls
+    judge_validity: dict[str, Any] | None = None  # only when a judge was used (scoring/judge_check.py)
+
+
+class Meta(_Part):
+    vocalbench: str
+    schema_: int = Field(0, alias="schema")
+    incomplete_dimensions: list[str] = []
+    not_scored: list[str] = []
+    scoring_seconds: float | None = None
+
+
+class Summary(_Part):
+    """``summary.json`` (DESIGN.md)."""
+
+    lang: str
+    protocol: str
+    system: str
+    subsets: dict[str, SubsetRow]
+    dimensions: dict[str, Number | None]
+    overall: Overall
+    provenance: Provenance
+    meta: Meta
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object: declared keys in schema order, optional keys only where they were given."""
+        out: dict[str, Any] = self.model_dump(exclude_unset=True, by_alias=True)
+        return out
 
 
 def subset_row(r: SubsetResult) -> dict[str, Any]:
@@ -63,7 +131,7 @@ def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: di
     return out
 
 
-def judge_provenance(cfg: RunConfig, judge_id: str, store: Any) -> dict[str, Any] | None:
+def judge_provenance(cfg: RunConfig, judge_id: str, store: RunStore | None) -> dict[str, Any] | None:
     """The judge's validity for this run (its latest judge-check figures per rubric family used,
     the subsets whose rubrics are not validated) and whether it is the system's own model."""
     if cfg.judge.strip() in ("none", "off") or judge_id in ("none", "") or judge_id.startswith("unavailable:"):
@@ -76,12 +144,12 @@ def judge_provenance(cfg: RunConfig, judge_id: str, store: Any) -> dict[str, Any
     return out
 
 
-def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Any = None,
+def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: RunStore | None = None,
                   components_used: dict[str, str] | None = None, judge_id: str = "none",
                   not_scored: list[str] | None = None, imported_transcripts: int = 0,
                   seconds: float | None = None) -> dict[str, Any]:
     """The summary dict for these results (subset rows in canonical order)."""
-    from vocalbench import __version__
+    from vocalbench._version import __version__
     from vocalbench.data.official import ordered
 
     dims = compute_dimensions(results, cfg.lang)
@@ -94,7 +162,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: An
     validity = judge_provenance(cfg, judge_id, store)
     if validity is not None:
         prov["judge_validity"] = validity
-    summary: dict[str, Any] = {
+    summary = Summary.model_validate({
         "lang": cfg.lang,
         "protocol": cfg.protocol,
         "system": cfg.system,
@@ -105,21 +173,17 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: An
         "meta": {"vocalbench": __version__, "schema": SCHEMA_VERSION,
                  "incomplete_dimensions": sorted(dims.incomplete), "not_scored": sorted(not_scored or []),
                  **({"scoring_seconds": round(seconds, 3)} if seconds is not None else {})},
-    }
-    return summary
+    })
+    return summary.to_dict()
 
 
-def write_summary(run_dir: str | Path, summary: dict[str, Any]) -> Path:
-    """Write ``RUN/summary.json`` atomically (UTF-8, ``ensure_ascii=False``)."""
+def write_summary(run_dir: str | Path, summary: dict[str, Any] | Summary) -> Path:
+    """Validate ``summary`` against :class:`Summary` and write ``RUN/summary.json`` atomically
+    (UTF-8, ``ensure_ascii=False``)."""
+    model = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
     p = Path(run_dir) / "summary.json"
     tmp = p.with_name(p.name + ".part")
-    tmp.write_text(json.dumps(summary, ensure_ascii=False, indent=2), encoding="utf-8")
+    tmp.write_text(json.dumps(model.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
     os.replace(tmp, p)
     return p
 
-
-def load_summary(run_dir: str | Path) -> dict[str, Any]:
-    p = Path(run_dir) / "summary.json"
-    if not p.exists():
-        raise FileNotFoundError(f"{run_dir}: no summary.json (run 'vocalbench score {run_dir}' first)")
-    return json.loads(p.read_text(encoding="utf-8"))

@@ -52,7 +52,7 @@ def pre_clean(text: str) -> str:
 
 def normalize_en(text: str) -> str:
     """Pre-cleaning, Whisper's English text normaliser, lower case."""
-    return _english_normalizer()(pre_clean(text)).lower()
+    return str(_english_normalizer()(pre_clean(text))).lower()
 
 
 def apply_ordinal_rule(text: str) -> str:

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from vocalbench import parts
+
 if TYPE_CHECKING:
     from vocalbench.systems.base import System
 
@@ -65,6 +67,9 @@ def register_all(register: Callable[..., Any]) -> None:
         register("system", name, target, summary, extra=extra, requires=requires)
 
 
+register_all(parts.register)
+
+
 def split_spec(spec: str) -> tuple[str, str]:
     """``kind:arg`` -> (kind, arg); a bare name is a kind with no argument."""
     kind, _, arg = spec.strip().partition(":")
@@ -73,11 +78,9 @@ def split_spec(spec: str) -> tuple[str, str]:
 
 def resolve(spec: str, options: SystemOptions | None = None) -> System:
     """Build the system a SPEC names (its models load later, in ``start()``)."""
-    from vocalbench import registry
-
     kind, arg = split_spec(spec)
     try:
-        entry = registry.get("system", kind)
+        entry = parts.get("system", kind)
     except KeyError as exc:
         raise ValueError(f"unknown system '{spec}': {exc.args[0]}") from None
     factory = entry.load()

@@ -10,7 +10,7 @@ Adapters only translate a protocol into events; they never read a clock. The har
 - ``Done``: the system finished normally. ``Failure``: the system reported an error.
 
 Exceptions raised by an adapter (network errors, timeouts) are classified by
-``vocalbench.runner.retry.classify``; ``SystemFailure`` carries its own type and retryability.
+``vocalbench.systems.failures.classify``; ``SystemFailure`` carries its own type and retryability.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from vocalbench.records import ErrorInfo, Sample, Timings
+from vocalbench.systems.failures import SystemFailure as SystemFailure  # re-exported for adapters and tests
+from vocalbench.systems.failures import classify
 
 HISTORY_MODE = "text-turns"  # multi-round history is sent as text turns (recorded in config)
 
@@ -62,17 +64,6 @@ class Failure:
 
 
 Event = Sent | TextDelta | AudioChunk | Done | Failure
-
-
-class SystemFailure(Exception):
-    """An adapter-level failure with a stable error type (e.g. ``http_500``, ``broken_stream``)."""
-
-    def __init__(self, type: str, message: str = "", retryable: bool = False, retry_after: float | None = None) -> None:
-        super().__init__(f"{type}: {message}" if message else type)
-        self.type = type
-        self.message = message
-        self.retryable = retryable
-        self.retry_after = retry_after
 
 
 @runtime_checkable
@@ -124,8 +115,6 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
     silent server can never hang a run. Exceptions are classified, never swallowed: they come
     back in ``Collected.error`` with their type and message.
     """
-    from vocalbench.runner.retry import classify
-
     clock = time.monotonic
     out = Collected()
     texts: list[str] = []

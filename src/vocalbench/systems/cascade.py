@@ -15,24 +15,24 @@ import re
 from collections.abc import AsyncIterator
 from typing import Any
 
+from vocalbench import catalog
+from vocalbench.concurrency import concurrency
 from vocalbench.records import Sample
-from vocalbench.runner.scheduler import concurrency
 from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
     Event,
     Sent,
-    SystemFailure,
     TextDelta,
 )
+from vocalbench.systems.failures import SystemFailure
 
 SYSTEM_PROMPT = {
     "en": "You are a helpful voice assistant. Answer the user's spoken question directly and briefly, in plain "
           "spoken English: no markdown, no lists, no emojis.",
     "zh": "你是一个乐于助人的语音助手。请直接、简短地用口语化的中文回答用户的问题，不要使用 Markdown、列表或表情符号。",
 }
-AUTO_LANG_SUBSETS = {"cs_knowledge", "cs_open_ended"}  # code-switched audio: ASR auto-detects
 _MARKUP = re.compile(r"[*#`_>|~]+")
 _SENTENCE_END = re.compile(r"[.!?;。！？；…]+[\"')\]”’]*(?=\s)|[。！？；…]+|\n+")
 
@@ -116,7 +116,8 @@ class CascadeSystem:
 
         if sample.audio is None:
             raise SystemFailure("missing_query_audio", f"{sample.subset}/{sample.id} has no audio")
-        lang = None if sample.subset in AUTO_LANG_SUBSETS else sample.lang
+        spec = catalog.find(sample.subset)
+        lang = None if spec is not None and spec.mixed_language else sample.lang  # code-switched: ASR detects
         async with concurrency("local:asr", 1):
             [tr] = await asyncio.to_thread(self.asr.transcribe, [sample.audio.path], lang)
         if isinstance(tr, ComponentError):

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from vocalbench.records import Sample
-from vocalbench.runner.retry import retry_after
 from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
@@ -24,9 +23,9 @@ from vocalbench.systems.base import (
     Event,
     Failure,
     Sent,
-    SystemFailure,
     TextDelta,
 )
+from vocalbench.systems.failures import SystemFailure, retry_after
 from vocalbench.systems.openai_audio import (
     Handover,
     endpoint_name,

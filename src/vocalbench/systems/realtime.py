@@ -23,9 +23,9 @@ from vocalbench.systems.base import (
     Event,
     Failure,
     Sent,
-    SystemFailure,
     TextDelta,
 )
+from vocalbench.systems.failures import SystemFailure
 from vocalbench.systems.openai_audio import endpoint_name, sample_headers
 
 RATE = 24000

@@ -170,7 +170,7 @@ class SystemServer:
     async def _events(self, sample: Sample) -> AsyncIterator[Event]:
         """The system's events (Sent dropped; exceptions become typed ``Failure`` events, and text
         sent only in ``Done`` becomes a delta), removing the request's temp audio afterwards."""
-        from vocalbench.runner.retry import classify
+        from vocalbench.systems.failures import classify
 
         streamed_text = False
         try:
@@ -214,7 +214,7 @@ class SystemServer:
         try:
             return await self._chat(request, events, bool(body.get("stream")), audio_out, fault)
         finally:
-            await events.aclose()
+            await _aclose(events)
 
     async def _chat(self, request: web.Request, events: AsyncIterator[Event], stream: bool, audio_out: bool,
                     fault: str | None) -> web.StreamResponse:
@@ -299,7 +299,7 @@ class SystemServer:
         try:
             return await self._ndjson(request, events, fault)
         finally:
-            await events.aclose()
+            await _aclose(events)
 
     async def _ndjson(self, request: web.Request, events: AsyncIterator[Event], fault: str | None) -> web.StreamResponse:
         first = await _first_event(events)
@@ -398,7 +398,7 @@ class SystemServer:
         try:
             return await self._realtime_events(request, ws, events, rid, audio_out, drop)
         finally:
-            await events.aclose()
+            await _aclose(events)
 
     async def _realtime_events(self, request: web.Request, ws: web.WebSocketResponse, events: AsyncIterator[Event],
                                rid: str, audio_out: bool, drop: bool) -> bool:
@@ -576,3 +576,10 @@ class ServeProcess:
                 self.proc.wait()
         if self.proc is not None and self.proc.stdout is not None:
             self.proc.stdout.close()
+
+
+async def _aclose(events: AsyncIterator[Any]) -> None:
+    """Close a system's event stream (an async generator) so its ``finally`` runs now."""
+    aclose = getattr(events, "aclose", None)
+    if aclose is not None:
+        await aclose()

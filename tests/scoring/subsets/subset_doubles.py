@@ -14,9 +14,10 @@ from typing import Any
 
 import pytest
 
-from vocalbench.records import AudioRef, ErrorInfo, JudgeTrace, Reply, Sample, Turn
-from vocalbench.scoring.base import ScoringContext, Verdict
+from vocalbench.records import AudioRef, ErrorInfo, JudgeTrace, Reply, Sample, Score, Turn
+from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
 from vocalbench.scoring.rubrics import Rubric
+from vocalbench.scoring.tally import main_values
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "vocalbench"
 _MAPPED = {"Qid", "Question", "Answer", "Category", "Sub-category", "Context"}
@@ -146,3 +147,15 @@ def one(scores: list[Any], name: str = "main") -> Any:
 
 def idx(sample_id: str) -> int:
     return int(re.search(r"(\d+)$", sample_id).group(1))  # type: ignore[union-attr]
+
+
+def aggregate(scorer: Any, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
+    """A scorer's result from whole score lists, its tally fed item by item as the engine feeds it;
+    ``all_scores`` holds the scores of the subsets it is compared against."""
+    per_item: dict[str, list[Score]] = {}
+    for s in scores:
+        per_item.setdefault(s.sample_id, []).append(s)
+    tally = scorer.tally()
+    for sample in samples:
+        tally.add(sample, per_item.get(sample.id, []))
+    return tally.result({name: main_values(v) for name, v in all_scores.items()})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from subset_doubles import ScriptedJudge, by_reply, ctx, no, one, rate, reply, samples, yes
+from subset_doubles import ScriptedJudge, aggregate, by_reply, ctx, no, one, rate, reply, samples, yes
 
 from vocalbench.scoring.subsets import scorer_for
 from vocalbench.scoring.subsets.multi_round import MultiRound
@@ -19,7 +19,7 @@ async def test_single_round_mean_no_reference_shown() -> None:
               one(await sr.score(items[1], reply(items[1], "差"), c)),
               one(await sr.score(items[2], reply(items[2], "ok", error="timeout"), c))]
     assert all(call[0] == "single_round_zh" and set(call[1]) == {"question", "reply"} for call in judge.calls)
-    res = sr.aggregate(scores, {}, items)
+    res = aggregate(sr, scores, {}, items)
     assert (res.metric, res.value, res.system_errors, res.complete) == ("mean_score", round(8 / 3, 4), 1, True)
     assert scorer_for("robust_clean", "zh", "v2").id == sr.id
 
@@ -36,7 +36,7 @@ async def test_multi_round_history_rendering_and_protocols() -> None:
     assert one(await MultiRound("en", "v2").score(s, reply(s, "D is"), ctx("en", judge=judge))).value == 0.0
     v1 = one(await MultiRound("en", "v1").score(s, reply(s, "x", asr="ctx"), ctx("en", "v1", judge=judge)))
     assert v1.value == 4.0 and judge.calls[-1][0] == "multi_round_context_en"
-    res = MultiRound("en", "v2").aggregate([v2], {}, [s])
+    res = aggregate(MultiRound("en", "v2"), [v2], {}, [s])
     assert res.value == 100.0 and res.extra["category_accuracy"] == {s.category: 100.0}
     worst = one(await MultiRound("en", "v1").score(s, None, ctx("en", "v1", judge=judge)))
     assert worst.value == 1.0 and worst.system_error == "missing_reply"
@@ -51,7 +51,7 @@ async def test_safety_refusal_rate() -> None:
               one(await sf.score(items[1], reply(items[1], "Sure, here is how."), c)),
               one(await sf.score(items[2], reply(items[2], None), c)),
               one(await sf.score(items[3], reply(items[3], "hmm"), c))]
-    res = sf.aggregate(scores, {}, items)
+    res = aggregate(sf, scores, {}, items)
     assert res.metric == "refusal_rate" and res.value == round(100 / 3, 4)
     assert (res.scored, res.unscored, res.system_errors, res.complete) == (3, 1, 1, False)
     assert scores[2].value == 0.0 and scores[2].system_error == "empty_reply"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from subset_doubles import ScriptedJudge, by_reply, ctx, no, one, rate, reply, samples, yes
+from subset_doubles import ScriptedJudge, aggregate, by_reply, ctx, no, one, rate, reply, samples, yes
 
 from vocalbench.records import Score
 from vocalbench.scoring.subsets.code_switching import CsKnowledge, CsKnowledgeEn, CsOpenEnded, cs_hit
@@ -47,9 +47,9 @@ async def test_cs_knowledge_en_and_preserve_rate() -> None:
                  for x, v in zip(items, [1, 0], strict=True)]
     zh_items = samples("zh", "cs_knowledge")[:2]
     zh_scores = [Score(subset="cs_knowledge", sample_id=x.id, value=1.0, scorer="t@1") for x in zh_items]
-    res = CsKnowledge().aggregate(zh_scores, {"cs_knowledge_en": en_scores}, zh_items)
+    res = aggregate(CsKnowledge(), zh_scores, {"cs_knowledge_en": en_scores}, zh_items)
     assert res.value == 100.0 and res.extra["cs_knowledge_en_accuracy"] == 50.0 and res.extra["preserve_rate"] == 100.0
-    res = CsKnowledge().aggregate(zh_scores[:1] + [Score(subset="cs_knowledge", sample_id=zh_items[1].id, value=0.0,
+    res = aggregate(CsKnowledge(), zh_scores[:1] + [Score(subset="cs_knowledge", sample_id=zh_items[1].id, value=0.0,
                                                          scorer="t@1")], {"cs_knowledge_en": en_scores[:1]}, zh_items)
     assert res.extra["preserve_rate"] == 50.0
 
@@ -68,7 +68,7 @@ async def test_cs_open_ended_two_judges() -> None:
     k = CsOpenEnded()
     scores = [*await k.score(items[0], reply(items[0], "A"), c), *await k.score(items[1], reply(items[1], "B"), c),
               *await k.score(items[2], None, c)]
-    res = k.aggregate(scores, {}, items)
+    res = aggregate(k, scores, {}, items)
     # per-item means 4.5, 2.5 and 1 (failed reply, worst)
     assert res.metric == "mean_score" and res.value == round((4.5 + 2.5 + 1) / 3, 4) and res.system_errors == 1
     assert res.extra["understanding_mean"] == 3.0 and res.extra["quality_mean"] == round(7 / 3, 4)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from subset_doubles import ScriptedJudge, by_reply, const, ctx, one, raising, rate, reply, samples
+from subset_doubles import ScriptedJudge, aggregate, by_reply, const, ctx, one, raising, rate, reply, samples
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Score
@@ -53,10 +53,10 @@ def test_eer_aggregate_combinations_and_v1() -> None:
     scores = (_pair(items[0], 3.0, 3.0) + _pair(items[1], 5.0, 2.5) + _pair(items[2], 2.0, 4.0)
               + _pair(items[3], 4.0, 1.0, aco_error="missing_audio") + _pair(items[4], None, 4.0,
                                                                              sem_unscored="judge_unparseable"))
-    res = Emotion("zh").aggregate(scores, {}, items)
+    res = aggregate(Emotion("zh"), scores, {}, items)
     assert res.metric == "eer" and res.value == 25.0 and res.scored == 4 and res.unscored == 1
     assert res.system_errors == 1 and not res.complete
     assert res.extra["semantic_rate"] == 75.0 and res.extra["acoustic_rate"] == 60.0
     assert res.extra["semantic_mean"] == 3.5 and res.extra["acoustic_mean"] == 2.9
-    v1 = Emotion("zh", "v1").aggregate(scores, {}, items)
+    v1 = aggregate(Emotion("zh", "v1"), scores, {}, items)
     assert v1.metric == "mean_score" and v1.value == 6.4

@@ -4,7 +4,7 @@ windows), failure vs unscored, per-type rates."""
 from __future__ import annotations
 
 import pytest
-from subset_doubles import ScriptedJudge, by_reply, const, ctx, no, one, raising, reply, samples, yes
+from subset_doubles import ScriptedJudge, aggregate, by_reply, const, ctx, no, one, raising, reply, samples, yes
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import AudioRef, Sample
@@ -177,6 +177,6 @@ async def test_system_failures_and_type_rates() -> None:
     assert mute.value == 0.0 and mute.system_error == "missing_audio"
     scores = [mute, one(await f.score(items[200], reply(items[200], "good"), c)),
               one(await f.score(items[201], reply(items[201], "", error="timeout"), c))]
-    res = f.aggregate(scores, {}, [items[0], items[200], items[201]])
+    res = aggregate(f, scores, {}, [items[0], items[200], items[201]])
     assert res.metric == "following_rate" and res.value == round(100 / 3, 4) and res.system_errors == 2
     assert res.extra["type_rates"] == {"Num": 50.0, "Paralinguistic/Plain repeat": 0.0}

@@ -3,7 +3,20 @@
 from __future__ import annotations
 
 import pytest
-from subset_doubles import ScriptedJudge, by_reply, ctx, no, one, outputs, raising, reply, sample, samples, yes
+from subset_doubles import (
+    ScriptedJudge,
+    aggregate,
+    by_reply,
+    ctx,
+    no,
+    one,
+    outputs,
+    raising,
+    reply,
+    sample,
+    samples,
+    yes,
+)
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Score
@@ -20,7 +33,7 @@ async def _score_llama_omni(protocol: str) -> dict[str, float | None]:
     for s in items:
         out = asr[s.id]
         scores += await scorer.score(s, reply(s, out["prediction"], audio=False, asr=out["asr_pred"]), c)
-    res = scorer.aggregate(scores, {"knowledge": scores}, items)
+    res = aggregate(scorer, scores, {"knowledge": scores}, items)
     assert res.n == res.scored == 2000 and res.complete and res.metric == "accuracy"
     assert res.ci95 is not None and res.ci95[0] < res.value < res.ci95[1]  # type: ignore[operator]
     return {"value": res.value, "wb": res.extra["word_boundary_accuracy"]}
@@ -93,7 +106,7 @@ async def test_zh_aggregate_counts_unscored_and_failures() -> None:
         *await k.score(items[2], None, c),
         *await k.score(items[3], reply(items[3], "???"), c),
     ]
-    res = k.aggregate(scores, {}, items)
+    res = aggregate(k, scores, {}, items)
     assert (res.value, res.scored, res.unscored, res.system_errors, res.complete) == (66.6667, 3, 1, 1, False)
     assert res.unscored_reasons == {"judge_unparseable": 1}
 
@@ -108,5 +121,5 @@ async def test_dialect_preserve_rate_capped(dialect: float, mandarin: float, pr:
           Score(subset="dialect", sample_id="x-1", value=dialect, scorer="t@1")]
     sm = [Score(subset="dialect_mandarin", sample_id=m.id, value=mandarin, scorer="t@1")]
     d2 = d.model_copy(update={"id": "x-1"})
-    res = k.aggregate(sd, {"dialect": sd, "dialect_mandarin": sm}, [d, d2])
+    res = aggregate(k, sd, {"dialect": sd, "dialect_mandarin": sm}, [d, d2])
     assert res.extra["preserve_rate"] == pr

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from subset_doubles import ScriptedJudge, by_reply, ctx, one, rate, reply, samples, yes
+from subset_doubles import ScriptedJudge, aggregate, by_reply, ctx, one, rate, reply, samples, yes
 
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.subsets.creativity import RUBRICS, WITH_REFERENCE, Creativity
@@ -45,7 +45,7 @@ async def test_v2_binary_and_rubric_items() -> None:
     failed = one(await r.score(items[2], reply(items[2], "", error="http_500"), c))
     assert failed.value == 0.0 and failed.system_error == "http_500"
     scores = [open4, open3, binary, failed]
-    res = r.aggregate(scores, {}, [items[0], items[1], items[600], items[2]])
+    res = aggregate(r, scores, {}, [items[0], items[1], items[600], items[2]])
     assert res.value == 50.0 and res.metric == "accuracy"
     assert res.extra["binary_accuracy"] == 100.0 and res.extra["rubric_accuracy"] == round(100 / 3, 4)
     assert res.extra["rubric_mean_score"] == 3.5 and res.extra["binary_n"] == 1 and res.extra["rubric_n"] == 3
@@ -60,7 +60,7 @@ async def test_v1_rubric_mean_on_every_item() -> None:
     b = one(await r.score(items[0], reply(items[0], "x", asr="R2"), c))
     f = one(await r.score(items[1], None, c))
     assert {call[0] for call in judge.calls} == {"reasoning_open_en"}
-    res = r.aggregate([a, b, f], {}, [items[600], items[0], items[1]])
+    res = aggregate(r, [a, b, f], {}, [items[600], items[0], items[1]])
     assert res.metric == "mean_score" and res.value == round((5 + 2 + 1) / 3, 4)
 
 
@@ -97,7 +97,7 @@ async def test_creativity_aggregate_and_failures() -> None:
     poem, role = items[0], next(s for s in items if s.category == "Role Playing")
     scores = [one(await cr.score(poem, reply(poem, "good"), c)), one(await cr.score(role, reply(role, "meh"), c)),
               one(await cr.score(items[1], reply(items[1], "", error="timeout"), c))]
-    res = cr.aggregate(scores, {}, [poem, role, items[1]])
+    res = aggregate(cr, scores, {}, [poem, role, items[1]])
     assert res.value == round(8 / 3, 4) and res.extra["category_means"] == {"Poem": 3.0, "Role Playing": 2.0}
     odd = poem.model_copy(update={"category": "Limerick"})
     assert one(await cr.score(odd, reply(odd, "good"), c)).unscored == "unknown_category"

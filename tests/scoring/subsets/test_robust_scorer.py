@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from subset_doubles import ScriptedJudge, ctx, one, rate, reply, samples
+from subset_doubles import ScriptedJudge, aggregate, ctx, one, rate, reply, samples
 
 from vocalbench.records import Score
 from vocalbench.scoring.subsets.robust import HEADLINE, Robust, base_question, condition
@@ -31,7 +31,7 @@ def test_pr_capping_headline_and_curves() -> None:
     clean = _scores(clean_items, lambda s: 4.0)
     # headline conditions: background noise better than clean (capped at 1), the others at 3.0 (PR 0.75)
     scores = _scores(items, lambda s: 5.0 if condition(s) == "background_noise/snr_-5" else 3.0)
-    res = Robust("en").aggregate(scores, {"robust_clean": clean}, items)
+    res = aggregate(Robust("en"), scores, {"robust_clean": clean}, items)
     assert res.metric == "preserve_rate" and res.n == 3600 and res.complete
     assert res.value == round((1.0 + 5 * 0.75) / 6 * 100, 4)  # 79.1667
     assert res.extra["headline_pr"]["background_noise/snr_-5"] == 1.0
@@ -48,7 +48,7 @@ def test_pr_capping_headline_and_curves() -> None:
 
 def test_no_clean_scores_means_no_value() -> None:
     items = samples("zh", "robust")
-    res = Robust("zh").aggregate(_scores(items, lambda s: 3.0), {}, items)
+    res = aggregate(Robust("zh"), _scores(items, lambda s: 3.0), {}, items)
     assert res.value is None and not res.complete and "missing" in res.extra
 
 

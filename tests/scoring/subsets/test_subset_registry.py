@@ -7,7 +7,8 @@ import pytest
 from vocalbench.records import ErrorInfo, Reply, Sample
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.subsets import PROTOCOLS, SUBSETS, scorer_for
-from vocalbench.scoring.subsets._common import preserve_rate, system_failure
+from vocalbench.scoring.subsets.rules import system_failure
+from vocalbench.scoring.tally import preserve_rate
 
 
 def test_subset_lists() -> None:
@@ -77,7 +78,7 @@ def test_failure_reasons_and_preserve_rate() -> None:
 async def test_every_scorer_runs_on_real_items(lang: str, protocol: str) -> None:
     """Each scorer scores a few real items end to end through the judge double (every rubric is
     rendered with exactly the fields its scorer passes) and aggregates them."""
-    from subset_doubles import ScriptedJudge, const, ctx, reply, samples
+    from subset_doubles import ScriptedJudge, aggregate, const, ctx, reply, samples
 
     judge = ScriptedJudge(lambda rid, f: '{"reason": "r", "verdict": "yes"}' if rubrics.load(rid).kind == "binary"
                           else '{"reason": "r", "score": 4}')
@@ -100,11 +101,13 @@ async def test_every_scorer_runs_on_real_items(lang: str, protocol: str) -> None
         all_scores = {subset: scores}
         if subset == "robust":
             all_scores["robust_clean"] = []
-        res = scorer.aggregate(scores, all_scores, picked)
+        res = aggregate(scorer, scores, all_scores, picked)
         assert res.n == 3 and res.unscored == 0, (subset, res)
 
 
 def test_aggregate_counts_only_the_given_samples() -> None:
+    from subset_doubles import aggregate
+
     from vocalbench.records import Score
     from vocalbench.scoring.subsets.safety import Safety
 
@@ -112,6 +115,6 @@ def test_aggregate_counts_only_the_given_samples() -> None:
     scores = [Score(subset="safety", sample_id="safety-000", value=1.0, scorer="s@1"),
               Score(subset="safety", sample_id="safety-001", value=0.0, system_error="timeout", scorer="s@1"),
               Score(subset="safety", sample_id="safety-999", value=1.0, scorer="s@1")]  # stale: not a sample
-    res = Safety("en").aggregate(scores, {}, items)
+    res = aggregate(Safety("en"), scores, {}, items)
     assert (res.value, res.n, res.scored, res.unscored, res.system_errors) == (50.0, 3, 2, 1, 1)
     assert res.unscored_reasons == {"missing": 1} and not res.complete

@@ -32,46 +32,14 @@ of every judge cache key, so old verdicts are never reused for a new rubric.
 
 from __future__ import annotations
 
-import hashlib
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+
+from vocalbench.components.rubric import Rubric
+
+__all__ = ["FOLDER", "Rubric", "available", "load"]
 
 FOLDER = Path(__file__).parent
-
-
-@dataclass(frozen=True)
-class Rubric:
-    id: str
-    version: str
-    kind: Literal["scale", "binary"]
-    system: str
-    template: str
-    lo: int = 1
-    hi: int = 5
-    answer: str | None = None  # the JSON answer schema shown to the judge; None: the default
-    verdict_key: str = "verdict"
-    labels: tuple[str, str] = ("yes", "no")
-    checks: tuple[str, ...] = ()
-
-    @property
-    def ref(self) -> str:
-        return f"{self.id}@{self.version}"
-
-    @property
-    def hash(self) -> str:
-        body = "\x1f".join([self.id, self.version, self.kind, self.system, self.template, str(self.lo), str(self.hi),
-                            self.answer or "", self.verdict_key, "|".join(self.labels), *self.checks])
-        return hashlib.sha256(body.encode()).hexdigest()[:16]
-
-    def render(self, fields: dict[str, str]) -> list[dict[str, str]]:
-        """Chat messages for these fields; a missing field is an error, not an empty string."""
-        try:
-            user = self.template.format(**fields)
-        except KeyError as exc:
-            raise KeyError(f"rubric {self.ref}: field {exc} not given") from None
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
 
 @cache

@@ -20,17 +20,11 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci, ratio_ci
-from vocalbench.scoring.subsets._common import (
-    ScorerIdentity,
-    failed,
-    scored,
-    system_failure,
-    transcript,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, scored, system_failure, transcript, unscored
 from vocalbench.scoring.text import en_words, per_counts, pinyin_syllables, wer_counts
 
 UTMOS, CLARITY = "utmos", "clarity"
+DIST, LEN = "dist", "len"  # details of a clarity score: edit distance and reference length
 
 
 def clarity_metric(lang: str) -> str:
@@ -79,7 +73,7 @@ class AcousticScorer(ScorerIdentity):
             return unscored(sample, CLARITY, self.ref, hyp.unscored or "no_transcript")
         dist, length = (wer_counts if self.lang == "en" else per_counts)(text, hyp.text)
         rate = dist / length * 100 if length else 0.0
-        return scored(sample, CLARITY, self.ref, rate, dist=dist, len=length, hyp=hyp.text)
+        return scored(sample, CLARITY, self.ref, rate, **{DIST: dist, LEN: length}, hyp=hyp.text)
 
     def tally(self) -> AcousticTally:
         return AcousticTally(self.lang)
@@ -110,8 +104,8 @@ class AcousticTally:
             elif s.name == UTMOS and s.scored and not s.system_error:
                 self.utmos.append(float(s.value))  # type: ignore[arg-type]
             elif s.name == CLARITY:
-                self.dist.append(float(s.details.get("dist", 0)))
-                self.len.append(float(s.details.get("len", 0)))
+                self.dist.append(float(s.details.get(DIST, 0)))
+                self.len.append(float(s.details.get(LEN, 0)))
 
     def results(self) -> dict[str, SubsetResult]:
         """``{"utmos": mean UTMOS, "wer"|"per": corpus-level Σdist/Σlen × 100}``."""

@@ -11,24 +11,11 @@
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
-    dep_mean,
-    failed,
-    judge,
-    meta,
-    pick,
-    preserve_rate,
-    reply_content,
-    scored,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, meta, reply_content, scored, unscored
+from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, dep_mean, pick, preserve_rate
 
 UNDERSTANDING, QUALITY = "understanding", "quality"
 
@@ -156,3 +143,19 @@ class _OpenEndedTally(MeanTally):
             extra[f"{name}_mean"] = values.mean()
             extra[f"{name}_share_gt3"] = above.mean(100)
         return self.summary(extra)
+
+
+declare(SubsetSpec(
+    "cs_knowledge", {"zh": 362}, "accuracy", "zh/en answer hit, else judge",
+    lambda subset, lang, protocol: CsKnowledge(protocol), order=120, label="Code-switching knowledge",
+    required=("Question_en", "Answer_zh", "Answer_en"), dimension="code_switching",
+    dimension_is_preserve_rate=True, control="cs_knowledge_en", percent=True, rubrics=("cs_knowledge_zh",),
+    mixed_language=True))
+declare(SubsetSpec(
+    "cs_knowledge_en", {"zh": 362}, "accuracy", "English control of cs_knowledge",
+    lambda subset, lang, protocol: CsKnowledgeEn(protocol), order=130, label="Code-switching knowledge (en)",
+    required=("Answer",), percent=True, rubrics=("cs_knowledge_en",)))
+declare(SubsetSpec(
+    "cs_open_ended", {"zh": 200}, "mean_score", "two 1-5 judges: understanding and mixed-language quality",
+    lambda subset, lang, protocol: CsOpenEnded(protocol), order=140, label="Code-switching open-ended",
+    rubrics=("cs_open_ended_*",), mixed_language=True))

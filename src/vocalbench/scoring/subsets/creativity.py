@@ -9,17 +9,11 @@ appreciation categories.
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    GroupedTally,
-    ScorerIdentity,
-    failed,
-    judge,
-    reply_content,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
+from vocalbench.scoring.tally import MAIN, GroupedTally
 
 RUBRICS: dict[str, dict[str, str]] = {
     "en": {
@@ -44,16 +38,11 @@ RUBRICS: dict[str, dict[str, str]] = {
 WITH_REFERENCE = frozenset({"Achient Poetry Appreciation", "Modern Poem Appreciation"})
 
 
-class Creativity(ScorerIdentity):
+class Creativity(LanguageScorer):
     """Creativity scorer for one language and protocol (v1 judges the transcript)."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"creativity_{lang}.{protocol}"
+    family = "creativity"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         category = sample.category or ""
@@ -72,3 +61,9 @@ class Creativity(ScorerIdentity):
 
     def tally(self) -> GroupedTally:
         return GroupedTally("mean_score", lambda x: str(x.category), "category_means")
+
+
+declare(SubsetSpec(
+    "creativity", {"en": 400, "zh": 240}, "mean_score", "1-5 judge per category",
+    lambda subset, lang, protocol: Creativity(lang, protocol), order=60, label="Creativity",
+    required=("Category",), dimension="creativity", rubrics=("creativity_*",)))

@@ -15,24 +15,22 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from vocalbench.components.base import EMOTIONS_5, ComponentUnavailable
-from vocalbench.records import Reply, Sample, Score
+from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.components.base import ComponentUnavailable
+from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
-from vocalbench.scoring.subsets._common import (
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
+from vocalbench.scoring.subsets.rules import (
+    LanguageScorer,
     failed,
     judge,
     meta,
-    pick,
     reply_content,
     scored,
     system_failure,
     unscored,
 )
+from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
 THRESHOLD = 3.0
@@ -51,16 +49,17 @@ def empathic(semantic: float, acoustic: float) -> bool:
     return semantic >= THRESHOLD and acoustic >= THRESHOLD
 
 
-class Emotion(ScorerIdentity):
+def item_value(semantic: float, acoustic: float, protocol: str) -> float:
+    """What one item scored on both parts adds to the subset's metric: the EER indicator (v2) or
+    semantic + acoustic (v1, 2-10)."""
+    return semantic + acoustic if protocol == "v1" else float(empathic(semantic, acoustic))
+
+
+class Emotion(LanguageScorer):
     """Emotion/empathy scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"emotion_{lang}.{protocol}"
+    family = "emotion"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await self._semantic(sample, reply, ctx), await self._acoustic(sample, reply, ctx)]
@@ -136,3 +135,9 @@ class _EmpathyTally(MeanTally):
             res.value = round(means[0] + means[1], 4) if None not in means else None  # type: ignore[operator]
             res.ci95 = mean_ci(np.frombuffer(self.sums)) if self.sums else None
         return res
+
+
+declare(SubsetSpec(
+    "emotion", {"en": 500, "zh": 500}, "eer", "semantic judge >= 3 and acoustic emotion rating >= 3 (v1: sum of means)",
+    lambda subset, lang, protocol: Emotion(lang, protocol), order=100, label="Emotion",
+    required=("Question_emo", "Score"), dimension="empathy", percent=True, rubrics=("emotion_semantic_*",)))

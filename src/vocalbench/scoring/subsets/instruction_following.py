@@ -16,13 +16,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vocalbench.components.base import EMOTIONS_5, ComponentUnavailable
-from vocalbench.records import Reply, Sample, Score
+from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.components.base import ComponentUnavailable
+from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    GroupedTally,
-    ScorerIdentity,
+from vocalbench.scoring.subsets.rules import (
+    LanguageScorer,
     failed,
     judge,
     meta,
@@ -32,6 +31,7 @@ from vocalbench.scoring.subsets._common import (
     transcript,
     unscored,
 )
+from vocalbench.scoring.tally import MAIN, GroupedTally
 from vocalbench.scoring.text import (
     error_rate,
     han_count,
@@ -150,16 +150,11 @@ class Check:
     detail: dict[str, object] | None = None
 
 
-class InstructionFollowing(ScorerIdentity):
+class InstructionFollowing(LanguageScorer):
     """Instruction-following scorer for one language and protocol."""
 
     version = "2"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"instruction_following_{lang}.{protocol}"
+    family = "instruction_following"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         if sample.index < 200:
@@ -290,3 +285,11 @@ def _duration(known: float | None, path: str | None, ctx: ScoringContext) -> flo
         return float(ctx.audio_duration(path))
     except (OSError, ValueError, RuntimeError):
         return None
+
+
+declare(SubsetSpec(
+    "instruction_following", {"en": 900, "zh": 1000}, "following_rate",
+    "binary judge; paralinguistic items also need ASR/emotion/speed",
+    lambda subset, lang, protocol: InstructionFollowing(lang, protocol), order=90, label="Instruction following",
+    required=("Category",), dimension="instruction_following", percent=True, rubrics=("instruction_*",),
+    categories=True))

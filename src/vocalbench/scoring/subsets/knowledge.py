@@ -11,22 +11,11 @@ Dialect PR = accuracy(dialect) / accuracy(dialect_mandarin) × 100, capped; repo
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    Deps,
-    MeanTally,
-    ScorerIdentity,
-    dep_mean,
-    failed,
-    judge,
-    pick,
-    preserve_rate,
-    reply_content,
-    scored,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.tally import MAIN, Deps, MeanTally, dep_mean, pick, preserve_rate
 from vocalbench.scoring.text import normalize_en
 
 WORD_BOUNDARY = "word_boundary"
@@ -136,3 +125,26 @@ class _KnowledgeZhTally(MeanTally):
         if self.subset == "dialect" and deps and "dialect_mandarin" in deps:
             extra["preserve_rate"] = preserve_rate(self.mean(), dep_mean(deps, "dialect_mandarin"))
         return self.summary(extra)
+
+
+# -- declarations ------------------------------------------------------------------------------------
+_KNOWLEDGE = "reference substring, else binary judge"
+declare(SubsetSpec(
+    "knowledge", {"en": 2000}, "accuracy", "reference substring of the normalised reply",
+    lambda subset, lang, protocol: KnowledgeEn(protocol), order=10, label="Knowledge", required=("Answer",),
+    dimension="knowledge", percent=True, categories=True))
+for _order, _name, _label in ((20, "chinese_knowledge", "Chinese knowledge"), (30, "foreign_knowledge", "Foreign knowledge"),
+                              (40, "general_knowledge", "General knowledge")):
+    declare(SubsetSpec(
+        _name, {"zh": 1000}, "accuracy", _KNOWLEDGE, lambda subset, lang, protocol: KnowledgeZh(subset, protocol),
+        order=_order, label=_label, required=("Answer",), dimension="knowledge", percent=True,
+        rubrics=("knowledge_zh",), categories=True))
+declare(SubsetSpec(
+    "dialect", {"zh": None}, "accuracy", "dialect-spoken knowledge (our own set); PR vs dialect_mandarin",
+    lambda subset, lang, protocol: KnowledgeZh(subset, protocol), order=170, label="Dialect", required=("Answer",),
+    dimension="dialect", dimension_is_preserve_rate=True, control="dialect_mandarin", percent=True,
+    rubrics=("knowledge_zh",)))
+declare(SubsetSpec(
+    "dialect_mandarin", {"zh": None}, "accuracy", "the same questions in Mandarin",
+    lambda subset, lang, protocol: KnowledgeZh(subset, protocol), order=180, label="Dialect (Mandarin)",
+    required=("Answer",), percent=True, rubrics=("knowledge_zh",)))

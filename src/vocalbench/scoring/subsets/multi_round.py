@@ -4,31 +4,18 @@ given the history?), v1 a 1–5 rubric on correct use of the context. The histor
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    GroupedTally,
-    MeanTally,
-    ScorerIdentity,
-    failed,
-    history_text,
-    judge,
-    reply_content,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import LanguageScorer, failed, history_text, judge, reply_content, unscored
+from vocalbench.scoring.tally import MAIN, GroupedTally, MeanTally
 
 
-class MultiRound(ScorerIdentity):
+class MultiRound(LanguageScorer):
     """Multi-round scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"multi_round_{lang}.{protocol}"
+    family = "multi_round"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         content = await reply_content(reply, ctx, self.lang)
@@ -46,3 +33,9 @@ class MultiRound(ScorerIdentity):
         if self.protocol == "v1":
             return MeanTally("mean_score")
         return GroupedTally("accuracy", lambda x: str(x.category), "category_accuracy", scale=100)
+
+
+declare(SubsetSpec(
+    "multi_round", {"en": 400, "zh": 400}, "accuracy", "binary judge given the history (v1: 1-5 rubric)",
+    lambda subset, lang, protocol: MultiRound(lang, protocol), order=80, label="Multi-round",
+    required=("Context", "Answer"), dimension="multi_round", percent=True, rubrics=("multi_round_*",)))

@@ -8,21 +8,11 @@ question, the reference and the reply.
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
-    failed,
-    judge,
-    pick,
-    reply_content,
-    scored,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, pick
 
 BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
     "en": ((150, 350), (400, 500), (600, 900)),
@@ -35,16 +25,11 @@ def is_binary(index: int, lang: str) -> bool:
     return any(lo <= index < hi for lo, hi in BINARY_RANGES[lang])
 
 
-class Reasoning(ScorerIdentity):
+class Reasoning(LanguageScorer):
     """Reasoning scorer for one language and protocol."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"reasoning_{lang}.{protocol}"
+    family = "reasoning"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         binary = self.protocol == "v2" and is_binary(sample.index, self.lang)
@@ -96,3 +81,10 @@ class _ReasoningTally(MeanTally):
             extra[f"{kind}_accuracy"] = values.mean(100)
         extra["rubric_mean_score"] = self.rubric_raw.mean()
         return self.summary(extra)
+
+
+declare(SubsetSpec(
+    "reasoning", {"en": 1000, "zh": 851}, "accuracy", "binary judge or 1-5 rubric > 3 (v1: rubric mean)",
+    lambda subset, lang, protocol: Reasoning(lang, protocol), order=50, label="Reasoning",
+    required=("Answer", "Category"), dimension="reasoning", percent=True,
+    rubrics=("reasoning_binary_*", "reasoning_open_*"), categories=True))

@@ -12,21 +12,17 @@ base questions (robust item ``…-NNN`` pairs with robust_clean ``…-NNN``).
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import numpy as np
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.data.official import ROBUST_FAMILIES, ROBUST_HEADLINE
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets._common import (
-    Deps,
-    MeanTally,
-    RunningMean,
-    ScorerIdentity,
-    meta,
-    pick,
-)
-from vocalbench.scoring.subsets.single_round import single_round_score
+from vocalbench.scoring.subsets.rules import LanguageScorer, meta
+from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
+from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
 
 FAMILIES = ROBUST_FAMILIES
 HEADLINE = ROBUST_HEADLINE
@@ -57,6 +53,12 @@ def base_question(sample_id: str) -> int:
     if m is None:
         raise ValueError(f"no question number in {sample_id}")
     return int(m.group(1))
+
+
+def capped_pr(condition_mean: Any, clean_mean: Any) -> Any:
+    """PR_k = min(1, mean under condition k / clean mean), element-wise (floats or arrays): the one
+    definition the tally and the report's bootstrap both use."""
+    return np.minimum(1.0, np.divide(condition_mean, clean_mean))
 
 
 def _level_key(level: str) -> float:
@@ -90,16 +92,11 @@ def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, r
     return round(float(lo), 4), round(float(hi), 4)
 
 
-class Robust(ScorerIdentity):
+class Robust(LanguageScorer):
     """Robust scorer: per-item single-round judging, per-condition preserve rates."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"robust_{lang}.{protocol}"
+    family = "robust"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang, condition=condition(sample))]
@@ -136,7 +133,7 @@ class _RobustTally(MeanTally):
         for cond in sorted(self.sums, key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
             family, level = cond.split("/", 1)
             mean = self.sums[cond].mean(digits=None)
-            pr = min(1.0, mean / clean_mean) if mean is not None and clean_mean else None
+            pr = float(capped_pr(mean, clean_mean)) if mean is not None and clean_mean else None
             conditions.setdefault(family, {})[level] = {
                 "mean": round(mean, 4) if mean is not None else None,
                 "pr": round(pr, 6) if pr is not None else None,
@@ -145,7 +142,7 @@ class _RobustTally(MeanTally):
 
         def pr_of(cond: str) -> float | None:
             family, level = cond.split("/", 1)
-            return conditions.get(family, {}).get(level, {}).get("pr")  # type: ignore[return-value]
+            return conditions.get(family, {}).get(level, {}).get("pr")
 
         headline = {c: pr_of(c) for c in HEADLINE}
         complete_headline = all(v is not None for v in headline.values())
@@ -169,3 +166,14 @@ class _RobustTally(MeanTally):
         if not clean:
             base.extra["missing"] = "no robust_clean scores: clean baseline undefined"
         return base
+
+
+declare(SubsetSpec(
+    "robust", {"en": 3600, "zh": 3600}, "preserve_rate", "single-round judge under 36 conditions vs the clean baseline",
+    lambda subset, lang, protocol: Robust(lang, protocol), order=150, label="Robust",
+    required=("Answer", "Category", "Level"), dimension="robust", control="robust_clean",
+    rubrics=("single_round_*",)))
+declare(SubsetSpec(
+    "robust_clean", {"en": 100, "zh": 100}, "mean_score", "clean baseline of robust (single-round judge)",
+    lambda subset, lang, protocol: SingleRound(lang, protocol), order=160, label="Robust (clean)",
+    required=("Answer",), rubrics=("single_round_*",)))

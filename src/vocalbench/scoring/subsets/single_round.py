@@ -3,17 +3,11 @@ and relevance of practical advice. No reference is shown to the judge."""
 
 from __future__ import annotations
 
+from vocalbench.catalog import SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets._common import (
-    MAIN,
-    MeanTally,
-    ScorerIdentity,
-    failed,
-    judge,
-    reply_content,
-    unscored,
-)
+from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
+from vocalbench.scoring.tally import MAIN, MeanTally
 
 
 async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str,
@@ -28,19 +22,21 @@ async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringCo
     return await judge(sample, MAIN, scorer, ctx, f"single_round_{lang}", fields, **details)
 
 
-class SingleRound(ScorerIdentity):
+class SingleRound(LanguageScorer):
     """Single-round scorer for one language and protocol; also used for ``robust_clean``."""
 
     version = "1"
-    uses_judge = True
-
-    def __init__(self, lang: str, protocol: str = "v2") -> None:
-        self.lang = lang
-        self.protocol = protocol
-        self.id = f"single_round_{lang}.{protocol}"
+    family = "single_round"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         return [await single_round_score(sample, reply, ctx, self.ref, self.lang)]
 
     def tally(self) -> MeanTally:
         return MeanTally("mean_score")
+
+
+declare(SubsetSpec(
+    "single_round", {"en": 200, "zh": 200}, "mean_score",
+    "1-5 judge of helpfulness (+ UTMOS, WER/PER, latency of its replies)",
+    lambda subset, lang, protocol: SingleRound(lang, protocol), order=70, label="Single-round",
+    dimension="single_round", rubrics=("single_round_*",)))

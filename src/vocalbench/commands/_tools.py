@@ -1,7 +1,8 @@
-"""Shared plumbing of the component command tools (transcribe, speak, mos, emotion)."""
+"""CLI helpers of the component command tools (transcribe, speak, mos, emotion)."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -12,14 +13,33 @@ from vocalbench.components.base import ComponentError, ComponentUnavailable
 
 def resolve_or_exit(kind: str, spec: str, **opts: Any) -> Any:
     """``components.resolve`` with setup problems turned into one-line CLI errors."""
-    from vocalbench.cli import CliError
     from vocalbench.components import resolve
-    from vocalbench.registry import MissingDependency
+    from vocalbench.errors import CliError, MissingDependency
 
     try:
         return resolve(kind, spec, **opts)
     except (MissingDependency, ComponentUnavailable, ValueError) as exc:
         raise CliError(f"{kind} '{spec}': {exc}") from exc
+
+
+def add_tool_arguments(parser: argparse.ArgumentParser, kind: str, spec_help: str) -> None:
+    """The flags every component tool has: FILE..., ``--<kind> SPEC`` and ``--no-cache``."""
+    parser.add_argument("files", nargs="+", metavar="FILE", help="audio files")
+    parser.add_argument(f"--{kind}", default="offline", help=spec_help)
+    parser.add_argument("--no-cache", action="store_true", help="do not use or fill the result cache")
+
+
+def run_tool(kind: str, spec: str, files: Sequence[str], *, no_cache: bool, call: Callable[[Any], Sequence[Any]],
+             cached: Callable[[Any], Sequence[Any]], payload: Callable[[Any, Any], dict[str, Any]],
+             **opts: Any) -> int:
+    """A component tool: resolve the component, run it on ``files`` (through the result cache unless
+    ``no_cache``) and print one JSON line per file with ``payload(component, result)``."""
+    comp = resolve_or_exit(kind, spec, **opts)
+    try:
+        results = call(comp) if no_cache else cached(comp)
+    except ComponentUnavailable as exc:
+        return emit_unavailable(files, exc)
+    return emit(files, results, lambda r: payload(comp, r))
 
 
 def emit(files: Sequence[str], results: Sequence[Any], payload: Callable[[Any], dict[str, Any]]) -> int:

@@ -1,9 +1,10 @@
-"""Named concurrency limits (one event loop, one semaphore per resource name).
+"""Named concurrency limits (one event loop, one semaphore per resource name): the one place
+where the project bounds concurrent work (systems, local models, the judge's endpoint).
 
 ``async with concurrency("endpoint:api.openai.com", 8): ...`` bounds the work on a resource
 across every caller in the loop, like inspect_ai's ``concurrency()``. The first caller fixes the
 limit of a name; later callers share it. Systems use it for their local models (``local:asr``,
-``local:tts``, ``local:llm``) and the generator for the system itself.
+``local:tts``, ``local:llm``), the generator for the system itself and the judge for its endpoint.
 """
 
 from __future__ import annotations
@@ -33,8 +34,3 @@ async def concurrency(name: str, limit: int) -> AsyncIterator[None]:
     async with limiter(name, limit):
         yield
 
-
-def limits_in_use() -> dict[str, int]:
-    """Names and free slots of the limits created in the running loop (for diagnostics)."""
-    table = _LIMITS.get(asyncio.get_running_loop(), {})
-    return {k: v._value for k, v in table.items()}

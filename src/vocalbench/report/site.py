@@ -14,19 +14,22 @@ autoescape on, and the viewer's JSON block is escaped so that no ``</script>`` c
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from vocalbench import catalog
+from vocalbench.records import EMOTIONS_5
 from vocalbench.report.measures import (
     DIMENSION_LABEL,
-    DIMENSION_SUBSET,
     LOWER_IS_BETTER,
     build_run_table,
     item_value,
@@ -35,22 +38,11 @@ from vocalbench.report.measures import (
 from vocalbench.report.plots import category_chart, latency_chart, radar_chart, robustness_chart
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.report.stats import bootstrap_totals, percentile_ci
+from vocalbench.scoring import dimensions
+
+log = logging.getLogger(__name__)
 
 LANG_NAME = {"en": "English", "zh": "Mandarin"}
-DIMENSIONS = {
-    "en": ["knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",
-           "empathy", "safety", "robust", "utmos", "wer", "rtf", "fcl_ms"],
-    "zh": ["knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",
-           "empathy", "safety", "robust", "utmos", "per", "code_switching", "dialect", "rtf", "fcl_ms"],
-}
-DIM_SUBSETS = {**{d: [s] for d, s in DIMENSION_SUBSET.items()},
-               "robust": ["robust", "robust_clean"], "code_switching": ["cs_knowledge", "cs_knowledge_en"],
-               "dialect": ["dialect"], "utmos": ["utmos"], "wer": ["wer"], "per": ["per"], "rtf": ["rtf"],
-               "fcl_ms": ["fcl_ms"]}
-ZH_KNOWLEDGE = ["chinese_knowledge", "foreign_knowledge", "general_knowledge"]
-CATEGORY_SUBSETS = ["knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
-                    "reasoning", "instruction_following"]
-EMOTIONS = ("angry", "happy", "neutral", "sad", "surprised")
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -67,11 +59,8 @@ def fmt(dim: str, v: float | None) -> str:
     """A dimension value as the leaderboard prints it."""
     if v is None or not math.isfinite(v):
         return "—"
-    if dim in ("creativity", "single_round", "utmos", "rtf"):
-        return f"{v:.3f}"
-    if dim == "fcl_ms":
-        return f"{v:.0f}"
-    return f"{v:.2f}"
+    spec = dimensions.DIMENSIONS.get(dim)
+    return f"{v:.{spec.digits if spec is not None else 2}f}"
 
 
 def run_cis(run: RunData, n_boot: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
@@ -100,7 +89,7 @@ def _consistent(point: float, reported: float) -> bool:
 
 def _dimension_unscored(run: RunData, dim: str) -> int:
     subsets = run.summary.get("subsets") or {}
-    names = ZH_KNOWLEDGE if (dim == "knowledge" and run.lang == "zh") else DIM_SUBSETS.get(dim, [])
+    names = dimensions.subsets_of(dim, run.lang)
     return sum(int((subsets.get(s) or {}).get("unscored") or 0) for s in names)
 
 
@@ -117,7 +106,7 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
         ov = r.summary.get("overall") or {}
         cells = []
         ci_notes: list[str] = []
-        for d in DIMENSIONS[lang]:
+        for d in dimensions.shown(lang):
             v = dims.get(d)
             ci = None
             boot = cis.get(f"dimension:{d}")
@@ -125,11 +114,12 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
                 ci = boot[1]
             elif boot is not None and v is not None:
                 ci_notes.append(f"{DIMENSION_LABEL.get(d, d)}: item scores give {boot[0]:.3f}, the summary {float(v):.3f}")
-            if ci is None and v is not None and len(DIM_SUBSETS.get(d, [])) == 1:
-                sci = (subsets.get(DIM_SUBSETS[d][0]) or {}).get("ci95")
+            row = dimensions.ci_row(d, lang)
+            if ci is None and v is not None and row is not None:
+                sci = (subsets.get(row) or {}).get("ci95")
                 ci = (float(sci[0]), float(sci[1])) if sci else None
             unscored = _dimension_unscored(r, d)
-            incomplete = [s for s in (ZH_KNOWLEDGE if d == "knowledge" and lang == "zh" else DIM_SUBSETS.get(d, []))
+            incomplete = [s for s in dimensions.subsets_of(d, lang)
                           if s in subsets and not (subsets[s] or {}).get("complete", True)]
             cells.append({
                 "dim": d, "value": v, "text": fmt(d, v),
@@ -203,7 +193,7 @@ def missing_notes(runs: list[RunData], lang: str) -> list[str]:
         if not r.summary:
             notes.append(f"{r.label}: no summary.json (score the run first)")
             continue
-        absent = [DIMENSION_LABEL.get(d, d) for d in DIMENSIONS[lang] if dims.get(d) is None]
+        absent = [DIMENSION_LABEL.get(d, d) for d in dimensions.shown(lang) if dims.get(d) is None]
         if absent:
             notes.append(f"{r.label}: not run or not available: {', '.join(absent)}")
         for s, e in sorted((r.summary.get("subsets") or {}).items()):
@@ -247,7 +237,7 @@ def _emotion_dist(details: dict[str, Any]) -> dict[str, float] | None:
     """An emotion probability distribution found in a score's details, if any."""
     cands = [details] + [v for v in details.values() if isinstance(v, dict)]
     for c in cands:
-        probs = {k: float(v) for k, v in c.items() if k in EMOTIONS and isinstance(v, (int, float))}
+        probs = {k: float(v) for k, v in c.items() if k in EMOTIONS_5 and isinstance(v, (int, float))}
         if len(probs) >= 3:
             return probs
     return None
@@ -348,7 +338,7 @@ def _env() -> Any:
                        trim_blocks=True, lstrip_blocks=True)
 
 
-def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> ReportResult:
+def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> ReportResult:
     """Write the whole report for the given run folders into ``out_dir``."""
     runs = load_runs(paths)
     out = Path(out_dir)
@@ -372,7 +362,7 @@ def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 100
             else:
                 plots.append({"title": title, "src": f"plots/{p.name}"})
                 res.files.append(p)
-        for subset in CATEGORY_SUBSETS:
+        for subset in [spec.name for spec in catalog.specs() if spec.categories]:
             p = category_chart(lruns, subset, out / "plots" / f"categories_{subset}_{lang}.svg",
                                f"{subset} by category [{lang}]")
             if p is not None:
@@ -382,7 +372,7 @@ def write_report(paths: list[str | Path], out_dir: str | Path, n_boot: int = 100
         sections.append({
             "lang": lang, "name": LANG_NAME[lang],
             "columns": [{"dim": d, "label": DIMENSION_LABEL.get(d, d), "lower": d in LOWER_IS_BETTER}
-                        for d in DIMENSIONS[lang]],
+                        for d in dimensions.shown(lang)],
             "rows": rows,
             "judges": judge_validity_rows(runs, lang),
             "notes": missing_notes(runs, lang) + plot_missing + [
@@ -411,6 +401,7 @@ def _markdown(runs: list[RunData], out: Path, res: ReportResult) -> list[Path]:
         # COORDINATION: leaderboard.md is written by report/leaderboard.py (scoring-core owner);
         # until that module exists the report says so instead of writing a second format.
         res.warnings.append(f"leaderboard.md not written: vocalbench.report.leaderboard is not available ({exc})")
+        log.warning("%s", res.warnings[-1])
         return []
     target = out / "leaderboard.md"
     write_markdown([r.path for r in runs], target)

@@ -1,0 +1,125 @@
+"""Building the built-in bilingual ``mini`` set (its items live in :mod:`vocalbench.data.mini`).
+
+``ensure(lang)`` builds the set on first use into ``cache_dir()/mini/<version>/<lang>`` with the
+offline TTS (Kokoro), verifies every query with the offline ASR (Whisper base), then generates 12
+of the 36 robust conditions of its clean question (``perturb.mini_conditions``: the six headline
+conditions of Robust PR plus the mildest level of each family, which keeps a run short). The
+version is a hash of the item file, the build recipe and the condition selection, so editing an
+item rebuilds; later calls only check a completion marker. Builds are serialised across processes
+with a file lock.
+
+Every item is verified; an item that fails every attempt is not silently kept: the built-in set
+accepts its best attempt and the manifest marks it (``review.decision = auto-accepted``) so a
+maintainer sees it. Offline, the dialect subset is Mandarin-voiced (Kokoro has no dialects) and
+the emotion gate is skipped (no offline emotion model); both are recorded in the manifest.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import shutil
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from vocalbench.data.mini import items_path
+
+RECIPE = "mini-recipe-2"  # bump when the build recipe below changes
+SEED = 0
+MARKER = ".complete"
+
+
+def _options() -> Any:
+    from vocalbench.build.pipeline import BuildOptions
+
+    return BuildOptions(tts="offline", asr="offline", mos=None, emotion="offline", seed=SEED, max_attempts=4,
+                        workers=1, homophones=True, on_fail="keep_best")
+
+
+def version(lang: str) -> str:
+    """Content hash of the items, the recipe and the robust conditions: a new value means a rebuild."""
+    from dataclasses import asdict
+
+    from vocalbench.build.perturb import mini_conditions
+
+    h = hashlib.sha256()
+    h.update(items_path(lang).read_bytes())
+    h.update(RECIPE.encode())
+    opts = asdict(_options())
+    opts.pop("progress", None)
+    h.update(json.dumps(opts, sort_keys=True).encode())
+    h.update(json.dumps(sorted(c.key for c in mini_conditions())).encode())
+    return h.hexdigest()[:12]
+
+
+def location(lang: str) -> Path:
+    from vocalbench.config import cache_dir
+
+    return cache_dir() / "mini" / version(lang) / lang
+
+
+@contextmanager
+def _lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def is_built(lang: str) -> bool:
+    target = location(lang)
+    marker = target / MARKER
+    return marker.exists() and marker.read_text().strip() == version(lang)
+
+
+def _seed_from_previous(lang: str, target: Path) -> str | None:
+    """Copy the per-item build state of the newest earlier version, so that only edited items are
+    synthesised again (state entries are keyed by item content and build settings, so reuse is exact)."""
+    if (target / ".build").exists():
+        return None  # an interrupted build of this version: it resumes from its own state
+    earlier = [p / lang for p in target.parent.parent.iterdir()
+               if p.is_dir() and p.name != target.parent.name and (p / lang / ".build" / "state.jsonl").exists()]
+    if not earlier:
+        return None
+    newest = max(earlier, key=lambda p: (p / ".build" / "state.jsonl").stat().st_mtime)
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(newest / ".build", target / ".build")
+    return newest.parent.name
+
+
+def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None = None) -> Path:
+    """The mini set of ``lang`` in the official layout, built on first use; returns its folder."""
+    target = location(lang)
+    if is_built(lang):
+        return target
+    with _lock(target.parent / f".{lang}.lock"):
+        if is_built(lang):  # another process finished it while we waited
+            return target
+        from vocalbench.build.items import read_items
+        from vocalbench.build.perturb import mini_conditions, perturb_robust
+        from vocalbench.build.pipeline import build
+
+        t0 = time.perf_counter()
+        reused = _seed_from_previous(lang, target)
+        opts = _options()
+        opts.progress = progress
+        items = read_items(items_path(lang), lang=lang)
+        manifest = build(items, target, opts, lang=lang, components=components,
+                         source=f"vocalbench.data.mini/items_{lang}.jsonl")
+        perturb_robust(target, lang=lang, seed=SEED, progress=progress, conditions=mini_conditions())
+        from vocalbench.build.manifest import update_manifest
+
+        update_manifest(target, {"mini": {"version": version(lang), "recipe": RECIPE,
+                                          "first_build_seconds": round(time.perf_counter() - t0, 1),
+                                          "reused_state_from": reused,
+                                          "auto_accepted": [i["label"] for i in manifest["items"]
+                                                            if (i.get("review") or {}).get("by") == "on_fail=keep_best"]}})
+        (target / MARKER).write_text(version(lang))
+    return target

@@ -1,0 +1,216 @@
+"""Reading model outputs delivered beside a release: the official output layout and our JSONL.
+
+``official_replies`` reads ``OUTPUTS/json/<subset>.json`` (JSON list or JSONL of
+``{question_id|Qid, prediction|Response}``), ``json_asr/`` transcripts and ``wav/`` audio with the
+quirks of real releases (``json/instruction.json``, ``chat-NNN`` ids mapped by index, the outputs'
+own ``answer`` fields ignored); ``jsonl_replies`` reads this project's JSONL (see
+``vocalbench import --help``). Both turn records into :class:`~vocalbench.records.Reply` objects
+for the given samples; storing them in a run is :mod:`vocalbench.runner.imports`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from vocalbench.records import AudioRef, ErrorInfo, Reply, Sample, Timings
+
+ID_KEYS = ("question_id", "Qid", "qid", "id")
+TEXT_KEYS = ("prediction", "Response", "response", "text")
+ASR_KEYS = ("asr_pred", "Response_hyp", "asr_text", "hyp")
+FILE_ALIASES = {"instruction_following": ("instruction_following", "instruction")}
+_TRAILING = re.compile(r"(\d+)$")
+
+
+class OutputFileError(ValueError):
+    """A malformed output file; names the file and, for JSONL, the line."""
+
+
+def read_output_records(path: Path) -> list[dict[str, Any]]:
+    """A JSON list or JSONL file of objects; errors name the file (and the line for JSONL)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise OutputFileError(f"{path}: not UTF-8 text ({exc.reason} at byte {exc.start})") from exc
+    stripped = text.lstrip()
+    if not stripped:
+        return []
+    if stripped.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise OutputFileError(f"{path}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from exc
+        if not isinstance(data, list):
+            raise OutputFileError(f"{path}: expected a JSON list")
+        records = data
+    else:
+        records = []
+        for lineno, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as exc:
+                raise OutputFileError(f"{path}: malformed JSON on line {lineno} (column {exc.colno}): {exc.msg}") from exc
+    for i, rec in enumerate(records):
+        if not isinstance(rec, dict):
+            raise OutputFileError(f"{path}: record {i + 1} is a {type(rec).__name__}, expected an object")
+    return records
+
+
+def _first(rec: dict[str, Any], keys: tuple[str, ...]) -> Any:
+    for k in keys:
+        if k in rec:
+            return rec[k]
+    return None
+
+
+@dataclass
+class ImportStats:
+    subsets: dict[str, dict[str, int]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+class _IdMap:
+    """Output id -> sample: exact Qid, else the sample at the id's trailing number (chat-NNN)."""
+
+    def __init__(self, samples: list[Sample]) -> None:
+        self.by_id = {s.id: s for s in samples}
+        self.by_index = {s.index: s for s in samples}
+
+    def get(self, oid: str) -> Sample | None:
+        if oid in self.by_id:
+            return self.by_id[oid]
+        m = _TRAILING.search(oid)
+        return self.by_index.get(int(m.group(1))) if m else None
+
+
+def _find_file(folder: Path, subset: str) -> Path | None:
+    for name in FILE_ALIASES.get(subset, (subset,)):
+        for ext in (".json", ".jsonl"):
+            p = folder / f"{name}{ext}"
+            if p.exists():
+                return p
+    return None
+
+
+def _find_audio(outputs: Path, subset: str, ids: list[str]) -> Path | None:
+    wav = outputs / "wav"
+    for name in FILE_ALIASES.get(subset, (subset,)):
+        for i in ids:
+            for p in (wav / name / f"{i}.wav", wav / f"{i}.wav"):
+                if p.exists():
+                    return p.resolve()
+    return None
+
+
+def official_replies(outputs: Path, subset: str, samples: list[Sample], stats: ImportStats) -> list[Reply] | None:
+    """Replies for one subset from the official layout; None when the subset has no output file."""
+    path = _find_file(outputs / "json", subset)
+    if path is None:
+        return None
+    records = read_output_records(path)
+    asr: dict[str, str] = {}
+    asr_path = _find_file(outputs / "json_asr", subset)
+    if asr_path is not None:
+        for rec in read_output_records(asr_path):
+            oid, hyp = _first(rec, ID_KEYS), _first(rec, ASR_KEYS)
+            if oid is not None and isinstance(hyp, str):
+                asr[str(oid)] = hyp
+    ids = _IdMap(samples)
+    got: dict[str, Reply] = {}
+    unknown = 0
+    for i, rec in enumerate(records):
+        oid = _first(rec, ID_KEYS)
+        if oid is None:
+            stats.warnings.append(f"{path}: record {i + 1} has no id ({'/'.join(ID_KEYS)}); skipped")
+            continue
+        oid = str(oid)
+        sample = ids.get(oid)
+        if sample is None:
+            unknown += 1
+            continue
+        if sample.id in got:
+            stats.warnings.append(f"{path}: duplicate output for {sample.id} (record {i + 1}); the last one is kept")
+        text = _first(rec, TEXT_KEYS)
+        text = None if text is None else str(text)
+        audio = _find_audio(outputs, subset, list(dict.fromkeys([sample.id, oid])))
+        hyp = asr.get(oid, asr.get(sample.id))
+        extra: dict[str, Any] = {"output_file": str(path)}
+        if oid != sample.id:
+            extra["original_id"] = oid
+        error = None
+        if not (text or "").strip() and audio is None and not (hyp or "").strip():
+            error = ErrorInfo(type="empty_reply", message=f"empty output in {path.name}")
+        got[sample.id] = Reply(subset=subset, sample_id=sample.id, text=text,
+                               audio=AudioRef(path=str(audio)) if audio else None, error=error,
+                               source="imported", asr_text=hyp, extra=extra)
+    if unknown:
+        stats.warnings.append(f"{path}: {unknown} output record(s) match no {subset} item of the data; skipped")
+    return _complete(subset, samples, got, path)
+
+
+def _complete(subset: str, samples: list[Sample], got: dict[str, Reply], path: Path) -> list[Reply]:
+    out = []
+    for s in samples:
+        r = got.get(s.id)
+        if r is None:
+            r = Reply(subset=subset, sample_id=s.id, source="imported",
+                      error=ErrorInfo(type="missing_reply", message=f"no output for {s.id} in {path}"))
+        out.append(r)
+    return out
+
+
+def _jsonl_files(outputs: Path) -> list[Path]:
+    if outputs.is_file():
+        return [outputs]
+    return sorted(outputs.glob("*.jsonl"))
+
+
+def jsonl_replies(outputs: Path, by_subset: dict[str, list[Sample]], stats: ImportStats) -> Iterator[tuple[str, list[Reply]]]:
+    """Replies per subset from our JSONL format (subsets that appear in the files)."""
+    got: dict[str, dict[str, Reply]] = {}
+    source: dict[str, Path] = {}
+    for path in _jsonl_files(outputs):
+        try:
+            records = read_output_records(path)
+        except OutputFileError as exc:
+            stats.errors.append(str(exc))
+            continue
+        for i, rec in enumerate(records, 1):
+            subset, sid = rec.get("subset"), rec.get("id")
+            if subset not in by_subset:
+                stats.warnings.append(f"{path}: line {i}: subset {subset!r} not in the data; skipped")
+                continue
+            if not any(s.id == sid for s in by_subset[subset]):
+                stats.warnings.append(f"{path}: line {i}: id {sid!r} not in {subset}; skipped")
+                continue
+            try:
+                got.setdefault(subset, {})[str(sid)] = _jsonl_reply(rec, path)
+            except (TypeError, ValueError) as exc:
+                stats.errors.append(f"{path}: line {i} ({subset}/{sid}): {exc}")
+            source.setdefault(subset, path)
+    for subset, replies in got.items():
+        yield subset, _complete(subset, by_subset[subset], replies, source[subset])
+
+
+def _jsonl_reply(rec: dict[str, Any], path: Path) -> Reply:
+    audio = rec.get("audio")
+    ref = None
+    if audio:
+        p = Path(audio)
+        ref = AudioRef(path=str((p if p.is_absolute() else path.parent / p).resolve()))
+    timings = rec.get("timings")
+    err = rec.get("error")
+    error = None if not err else ErrorInfo(type=str(err) if isinstance(err, str) else str(err.get("type", "error")),
+                                           message="" if isinstance(err, str) else str(err.get("message", "")))
+    return Reply(subset=rec["subset"], sample_id=rec["id"], text=rec.get("text"), audio=ref,
+                 audio_duration=rec.get("audio_duration"),
+                 timings=Timings(origin=f"imported:{path.name}", **timings) if timings else None,
+                 error=error, source="imported", asr_text=rec.get("asr_text"),
+                 extra={"output_file": str(path)})

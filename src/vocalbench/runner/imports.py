@@ -1,0 +1,126 @@
+"""Importing precomputed outputs into a run folder (``vocalbench import``): the release's samples,
+one reply per sample (a missing output is a recorded ``missing_reply``), stale scores dropped when
+a reply changed, robust_clean replies reused from single_round, and config.json written.
+The outputs themselves are read by :mod:`vocalbench.data.outputs`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vocalbench.data.outputs import (
+    FILE_ALIASES,
+    ImportStats,
+    OutputFileError,
+    jsonl_replies,
+    official_replies,
+)
+from vocalbench.records import Reply, Sample
+from vocalbench.runner.store import RunStore
+
+
+def reuse_clean_replies(store: RunStore, clean: list[Sample]) -> int:
+    """Copy single_round replies to robust_clean items with the same question (no reply yet only)."""
+    by_question = {}
+    sr_samples = {s.id: s for s in store.samples("single_round")}
+    for (_, sid), r in store.replies("single_round").items():
+        if sid in sr_samples and not r.failed:
+            by_question[sr_samples[sid].question] = r
+    have = store.replies("robust_clean")
+    out = []
+    for s in clean:
+        src = by_question.get(s.question)
+        if src is not None and ("robust_clean", s.id) not in have:
+            out.append(src.model_copy(update={"subset": "robust_clean", "sample_id": s.id,
+                                              "source": f"reused:single_round/{src.sample_id}"}))
+    store.put_replies(out)
+    return len(out)
+
+
+def _data_ref(data: str) -> str:
+    """DATA as recorded in config.json: a built-in name as is, a folder as an absolute path."""
+    from vocalbench.data import BUILTIN
+
+    return data if data in BUILTIN else str(Path(data).resolve())
+
+
+def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, system: str | None = None,
+                   subsets: list[str] | None = None) -> ImportStats:
+    """Import outputs into run folder ``out`` (created or updated); returns per-subset counts."""
+    from vocalbench.config import RunConfig
+    from vocalbench.data import load_samples
+    from vocalbench.runner.store import RunStore
+
+    samples = load_samples(data, lang, subsets)
+    by_subset: dict[str, list[Sample]] = {}
+    for s in samples:
+        by_subset.setdefault(s.subset, []).append(s)
+    stats = ImportStats()
+    cfg_path = out / "config.json"
+    if cfg_path.exists():
+        cfg = RunConfig.load(out)
+        if cfg.lang != lang:
+            raise ValueError(f"{out}: existing run is lang {cfg.lang}, cannot import {lang} outputs into it")
+        cfg = cfg.model_copy(update={"system": system or cfg.system, "data": _data_ref(data)})
+    else:
+        cfg = RunConfig(system=system or f"imported:{outputs.name}", data=_data_ref(data), lang=lang)  # type: ignore[arg-type]
+    with RunStore(out) as store:
+        def write(subset: str, replies: list[Reply]) -> None:
+            old = store.replies(subset)
+            changed = any((o := old.get((r.subset, r.sample_id))) is not None and o.to_json() != r.to_json()
+                          for r in replies)
+            store.add_samples(by_subset[subset])
+            store.put_replies(replies)
+            if changed:
+                store.delete_scores(subset)
+                stats.warnings.append(f"{subset}: replies changed since the last import; its scores will be recomputed")
+            counts = {"items": len(replies), "replies": 0, "missing_reply": 0, "empty_reply": 0,
+                      "with_audio": 0, "with_asr": 0, "remapped_ids": 0}
+            for r in replies:
+                if r.error is not None and r.error.type in counts:
+                    counts[r.error.type] += 1
+                else:
+                    counts["replies"] += 1
+                counts["with_audio"] += r.audio is not None
+                counts["with_asr"] += r.asr_text is not None
+                counts["remapped_ids"] += "original_id" in r.extra
+            stats.subsets[subset] = counts
+
+        if fmt == "official":
+            if not (outputs / "json").is_dir():
+                raise ValueError(f"{outputs}: not an official outputs folder (no json/ folder)")
+            for subset, items in by_subset.items():
+                try:
+                    replies = official_replies(outputs, subset, items, stats)
+                except OutputFileError as exc:
+                    stats.errors.append(str(exc))
+                    continue
+                if replies is not None:
+                    write(subset, replies)
+            from vocalbench.data import available_subsets
+
+            known = {n for s in available_subsets(data, lang) for n in FILE_ALIASES.get(s, (s,))}
+            for p in sorted((outputs / "json").iterdir()):
+                if p.suffix in (".json", ".jsonl") and p.stem not in known:
+                    stats.warnings.append(f"{p}: no subset '{p.stem}' in the {lang} data; not imported")
+        else:
+            for subset, replies in jsonl_replies(outputs, by_subset, stats):
+                write(subset, replies)
+        # robust needs its clean baseline items in the run even when they have no outputs; their
+        # replies are reused from single_round replies to the same question when the run has them
+        if "robust" in stats.subsets and "robust_clean" in by_subset and "robust_clean" not in stats.subsets:
+            store.add_samples(by_subset["robust_clean"])
+            reused = reuse_clean_replies(store, by_subset["robust_clean"])
+            if reused:
+                stats.warnings.append(f"robust_clean: {reused} replies reused from single_round (same question)")
+        from vocalbench.data.official import ordered
+
+        imported = ordered(store.subsets(), lang)
+        previous = store.get_meta("imported", {}) or {}
+        asr = {**previous.get("asr_transcripts", {}), **{k: c["with_asr"] for k, c in stats.subsets.items()}}
+        store.set_meta("imported", {"format": fmt, "outputs": str(outputs.resolve()),
+                                    "subsets": sorted(set(previous.get("subsets", [])) | set(stats.subsets)),
+                                    "asr_transcripts": asr})
+    cfg = cfg.model_copy(update={"subsets": imported or None})
+    cfg.save(out, extra={"imported_from": str(outputs.resolve()), "import_format": fmt})
+    return stats

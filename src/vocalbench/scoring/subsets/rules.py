@@ -1,0 +1,144 @@
+"""What subset scorers are built from: their identity, the failure rules, reply content, judge calls.
+
+Failure rules (METRICS.md): a **system failure** (no reply, reply error, empty text, missing
+audio where audio is needed) gives ``Score(system_error=reason, value=<worst>)`` and the item
+counts; an **evaluator failure** gives ``Score(unscored=reason, value=None)`` and the item is
+excluded and the subset marked incomplete. Aggregation lives in :mod:`vocalbench.scoring.tally`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from vocalbench.components.base import ComponentUnavailable
+from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring import rubrics
+from vocalbench.scoring.base import ScoringContext, Tally
+
+
+class ScorerIdentity:
+    """``id`` and ``version`` of a subset scorer, and ``ref`` = id@version (the Score.scorer value)."""
+
+    id: str
+    version = "1"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.id}@{self.version}"
+
+    def tally(self) -> Tally:
+        """A fresh streaming aggregate of this scorer (each scorer defines its own)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no tally")
+
+
+# -- failures --------------------------------------------------------------------------------
+class LanguageScorer(ScorerIdentity):
+    """A judge-based scorer of one language and protocol: id ``<family>_<lang>.<protocol>``."""
+
+    family: str
+    uses_judge = True
+
+    def __init__(self, lang: str, protocol: str = "v2") -> None:
+        self.lang = lang
+        self.protocol = protocol
+        self.id = f"{self.family}_{lang}.{protocol}"
+
+
+def system_failure(reply: Reply | None, *, need_text: bool = True, need_audio: bool = False) -> str | None:
+    """The reason the system under test failed this item, or None."""
+    if reply is None:
+        return "missing_reply"
+    if reply.error is not None:
+        return reply.error.type or "error"
+    if need_text and not (reply.text or "").strip():
+        return "empty_reply"
+    if need_audio and reply.audio is None:
+        return "missing_audio"
+    return None
+
+
+def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: Any) -> Score:
+    """A system-failure score with the metric's worst value."""
+    return Score(subset=sample.subset, sample_id=sample.id, name=name, value=worst, system_error=reason,
+                 scorer=scorer, details=details)
+
+
+def unscored(sample: Sample, name: str, scorer: str, reason: str, **details: Any) -> Score:
+    """An evaluator-failure score: no value, a reason."""
+    return Score(subset=sample.subset, sample_id=sample.id, name=name, value=None, unscored=reason,
+                 scorer=scorer, details=details)
+
+
+def scored(sample: Sample, name: str, scorer: str, value: float, **details: Any) -> Score:
+    """A plain score."""
+    return Score(subset=sample.subset, sample_id=sample.id, name=name, value=float(value), scorer=scorer,
+                 details=details)
+
+
+# -- what the scorers read ---------------------------------------------------------------------
+def meta(sample: Sample, key: str, default: Any = None) -> Any:
+    """An official field kept in ``sample.metadata`` (official spelling, e.g. ``Text_emo``)."""
+    value = sample.metadata.get(key)
+    return default if value is None else value
+
+
+@dataclass
+class Content:
+    """The reply content a semantic scorer judges, or why there is none."""
+
+    text: str | None = None
+    system_error: str | None = None
+    unscored: str | None = None
+
+
+async def transcript(reply: Reply, ctx: ScoringContext, lang: str | None) -> Content:
+    """``hyp``: the imported ASR text, else ``ctx.transcribe`` (audio required)."""
+    if reply.asr_text is not None:
+        return Content(text=reply.asr_text)
+    if reply.audio is None:
+        return Content(system_error="missing_audio")
+    if ctx.transcribe is None:
+        return Content(unscored="asr_not_configured")
+    try:
+        return Content(text=await ctx.transcribe(reply, lang))
+    except ComponentUnavailable as exc:
+        return Content(unscored=exc.reason)
+
+
+async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
+    """v2: the text reply; v1: the ASR transcript of the spoken reply (METRICS.md)."""
+    if ctx.protocol == "v1":
+        reason = system_failure(reply, need_text=False)
+        if reason:
+            return Content(system_error=reason)
+        assert reply is not None
+        return await transcript(reply, ctx, lang if lang is not None else ctx.lang)
+    reason = system_failure(reply)
+    if reason:
+        return Content(system_error=reason)
+    assert reply is not None
+    return Content(text=reply.text)
+
+
+async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rubric_id: str,
+                fields: dict[str, str], **details: Any) -> Score:
+    """One judge verdict as a Score: binary 1/0 or a lo..hi scale value; errors are unscored."""
+    rubric = rubrics.load(rubric_id)
+    if ctx.judge is None:
+        return unscored(sample, name, scorer, "judge_not_configured", rubric=rubric.ref, **details)
+    try:
+        verdict = await ctx.judge.evaluate(rubric, fields, subset=sample.subset, sample_id=sample.id)
+    except ComponentUnavailable as exc:
+        return unscored(sample, name, scorer, exc.reason, rubric=rubric.ref, **details)
+    if verdict.error is not None or verdict.value is None:
+        s = unscored(sample, name, scorer, verdict.error or "judge_no_value", rubric=rubric.ref, **details)
+    else:
+        s = scored(sample, name, scorer, float(verdict.value), rubric=rubric.ref, **details)
+    s.judge = verdict.trace
+    return s
+
+
+def history_text(sample: Sample) -> str:
+    """A multi-round history rendered as ``User: …`` / ``Model: …`` lines."""
+    return "\n".join(f"{'User' if t.role == 'user' else 'Model'}: {t.text}" for t in sample.history)

@@ -1,0 +1,146 @@
+"""Streaming aggregates of a subset's scores: each item is added once (a store page at a time), the
+result row holds the value, its bootstrap CI (:mod:`vocalbench.scoring.stats`) and the counts.
+
+``MeanTally`` is the mean of one named score; ``GroupedTally`` adds means per group; subsets
+subclass them for their own ``extra`` figures. ``main_values`` gives what a dependent subset
+reads of its control (``{sample id: value}``) and ``preserve_rate`` the capped ratio it reports.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import numpy as np
+
+from vocalbench.records import Sample, Score
+from vocalbench.scoring import stats
+from vocalbench.scoring.base import SubsetResult
+from vocalbench.scoring.stats import mean_ci
+
+MAIN = "main"
+
+
+def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
+    """numerator / denominator × 100, capped at 100, to 4 digits (the PR a tally reports in extra)."""
+    return stats.preserve_rate(numerator, denominator, digits=4)
+
+
+Deps = Mapping[str, Mapping[str, float]]  # subset -> {sample id: main value} of the subsets compared against
+
+
+def pick(scores: Iterable[Score], name: str = MAIN) -> Score | None:
+    """The score called ``name`` among one item's scores."""
+    return next((s for s in scores if s.name == name), None)
+
+
+def main_values(scores: Iterable[Score]) -> dict[str, float]:
+    """``{sample id: value}`` of the scored ``main`` scores (what a dependent subset reads)."""
+    return {s.sample_id: float(s.value) for s in scores if s.name == MAIN and s.scored}  # type: ignore[arg-type]
+
+
+class RunningMean:
+    """Sum and count of values added one at a time."""
+
+    __slots__ = ("total", "n")
+
+    def __init__(self) -> None:
+        self.total, self.n = 0.0, 0
+
+    def add(self, value: float) -> None:
+        self.total += value
+        self.n += 1
+
+    def mean(self, scale: float = 1.0, digits: int | None = 4) -> float | None:
+        """total / n × ``scale``, rounded to ``digits`` (None when nothing was added)."""
+        if not self.n:
+            return None
+        m = self.total / self.n * scale
+        return m if digits is None else round(m, digits)
+
+
+class MeanTally:
+    """The mean of one named score over a subset's items, fed one item at a time.
+
+    It keeps counts, unscored reasons and the scored values (8 bytes per item, for the bootstrap
+    CI), never the records, so scoring memory does not grow with the records' size. ``n`` counts
+    items; an item without this score counts as unscored ``missing``. Scorers subclass it to
+    add their own ``extra`` figures.
+    """
+
+    def __init__(self, metric: str, name: str = MAIN, *, scale: float = 1.0, digits: int = 4) -> None:
+        self.metric, self.name, self.scale, self.digits = metric, name, scale, digits
+        self.values = array("d")
+        self.n = 0
+        self.system_errors = 0
+        self.reasons: Counter[str] = Counter()
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        self.add_score(pick(scores, self.name))
+
+    def add_score(self, score: Score | None) -> None:
+        self.n += 1
+        if score is None:
+            self.reasons["missing"] += 1
+        elif score.scored:
+            self.values.append(float(score.value))  # type: ignore[arg-type]
+            self.system_errors += bool(score.system_error)
+        else:
+            self.reasons[score.unscored or "missing"] += 1
+
+    def mean(self) -> float | None:
+        """Mean of the scored values × scale, rounded (None when nothing is scored)."""
+        return round(float(np.frombuffer(self.values).mean()) * self.scale, self.digits) if self.values else None
+
+    def summary(self, extra: dict[str, Any] | None = None) -> SubsetResult:
+        n_unscored = sum(self.reasons.values())
+        return SubsetResult(
+            metric=self.metric, value=self.mean(), n=self.n, scored=len(self.values), unscored=n_unscored,
+            system_errors=self.system_errors, complete=n_unscored == 0 and len(self.values) > 0,
+            ci95=mean_ci(np.frombuffer(self.values), scale=self.scale) if self.values else None,
+            extra=extra or {}, unscored_reasons=dict(self.reasons),
+        )
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        return self.summary()
+
+
+class GroupMeans:
+    """Means of scored values (× ``scale``) per group (category, sub-type), fed one item at a time."""
+
+    def __init__(self, scale: float = 1.0) -> None:
+        self.scale = scale
+        self._groups: dict[str, RunningMean] = {}
+
+    def add(self, group: str, score: Score | None) -> None:
+        if score is not None and score.scored:
+            self._groups.setdefault(str(group), RunningMean()).add(float(score.value))  # type: ignore[arg-type]
+
+    def means(self) -> dict[str, float]:
+        return {k: m.mean(self.scale) for k, m in sorted(self._groups.items())}  # type: ignore[misc]
+
+
+class GroupedTally(MeanTally):
+    """A :class:`MeanTally` that also reports the mean per group of items in ``extra[extra_key]``
+    (creativity categories, multi-round categories, instruction sub-types)."""
+
+    def __init__(self, metric: str, group: Callable[[Sample], str], extra_key: str, *, scale: float = 1.0) -> None:
+        super().__init__(metric, scale=scale)
+        self.group, self.extra_key = group, extra_key
+        self.groups = GroupMeans(scale)
+
+    def add(self, sample: Sample, scores: list[Score]) -> None:
+        score = pick(scores, self.name)
+        self.add_score(score)
+        self.groups.add(self.group(sample), score)
+
+    def result(self, deps: Deps | None = None) -> SubsetResult:
+        return self.summary({self.extra_key: self.groups.means()})
+
+
+def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:
+    """The mean main value of a compared subset × ``scale`` (None when it has none)."""
+    values = deps[name]
+    return round(sum(values.values()) / len(values) * scale, 4) if values else None
