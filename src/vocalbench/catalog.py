@@ -42,6 +42,10 @@ class SubsetSpec:
     prefixes, ending in ``*``) of the judge rubrics its scorer uses.
     ``categories``: the report draws per-category bars of this subset. ``mixed_language``: its
     queries are code-switched (a cascade's ASR detects the language instead of being told).
+    ``loads_control``: selecting this subset also selects its control (robust loads robust_clean).
+    ``timed``: its replies are generated first and timed, and carry the acoustic (UTMOS, WER/PER)
+    and latency rows (single_round). ``reuses``: a successful reply of that subset to the same
+    question stands for this subset's reply (robust_clean reuses single_round).
     """
 
     name: str
@@ -59,6 +63,9 @@ class SubsetSpec:
     rubrics: tuple[str, ...] = ()
     categories: bool = False
     mixed_language: bool = False
+    loads_control: bool = False
+    timed: bool = False
+    reuses: str | None = None
 
     @property
     def langs(self) -> tuple[str, ...]:
@@ -141,3 +148,24 @@ def controls() -> dict[str, str]:
 def dimension_members(dimension: str, lang: str) -> list[str]:
     """The subsets of ``lang`` that carry ``dimension``, in canonical order."""
     return [s.name for s in specs(lang) if s.dimension == dimension]
+
+
+def with_controls(selected: list[str], available: Collection[str]) -> list[str]:
+    """``selected`` plus the available controls its subsets load (``loads_control``), appended."""
+    out = list(selected)
+    for name in selected:
+        spec = find(name)
+        control = spec.control if spec is not None and spec.loads_control else None
+        if control is not None and control in available and control not in out:
+            out.append(control)
+    return out
+
+
+def timed() -> list[str]:
+    """The subsets whose replies are timed and carry the acoustic and latency rows."""
+    return [s.name for s in specs() if s.timed]
+
+
+def reusers() -> dict[str, str]:
+    """``{subset: the subset whose replies to the same question it reuses}``."""
+    return {s.name: s.reuses for s in specs() if s.reuses}

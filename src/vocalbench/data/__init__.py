@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from pathlib import Path
 
-from vocalbench import parts
+from vocalbench import catalog, parts
 from vocalbench.data.official import DataError, is_release, load_subset, ordered, subset_files
 from vocalbench.records import Sample
 
@@ -84,8 +84,7 @@ def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: 
     if unknown:
         raise DataError(root / "json", f"subset(s) {', '.join(unknown)} not in this release "
                                        f"(available: {', '.join(avail) or 'none'})")
-    if "robust" in wanted and "robust_clean" in avail and "robust_clean" not in wanted:
-        wanted.append("robust_clean")
+    wanted = catalog.with_controls(wanted, avail)
     loaded = {s: load_subset(root, s, lang) for s in ordered(wanted, lang)}
     if limit is not None:
         loaded = limit_samples(loaded, limit)

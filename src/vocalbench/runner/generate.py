@@ -2,8 +2,8 @@
 
 Every reply is written to the store (and its audio to ``RUN/audio/<subset>/<id>.wav``) the moment
 it is final, so a killed process loses at most the samples in flight. Re-running skips samples with
-a successful reply and retries failed ones. ``robust_clean`` items reuse a successful
-``single_round`` reply to the same question when the run has one.
+a successful reply and retries failed ones. Items of a subset declared with ``reuses``
+(robust_clean) reuse a successful reply of that subset (single_round) to the same question.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vocalbench import catalog
 from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
 from vocalbench.progress import Bar, Bars
@@ -149,19 +150,21 @@ def _norm_q(q: str) -> str:
     return " ".join(q.lower().split())
 
 
-def reuse_clean(sample: Sample, single_round: dict[str, tuple[str, Reply]]) -> Reply | None:
-    """A robust_clean reply copied from a successful single_round reply to the same question."""
-    hit = single_round.get(_norm_q(sample.question)) if sample.question else None
+def reuse_reply(sample: Sample, index: dict[str, tuple[str, Reply]]) -> Reply | None:
+    """A reply for ``sample`` copied from a successful reply to the same question in ``index``
+    (robust_clean from single_round: ``SubsetSpec.reuses``)."""
+    hit = index.get(_norm_q(sample.question)) if sample.question else None
     if hit is None:
         return None
     sid, r = hit
-    return r.model_copy(update={"subset": sample.subset, "sample_id": sample.id, "source": f"reused:single_round/{sid}"})
+    return r.model_copy(update={"subset": sample.subset, "sample_id": sample.id, "source": f"reused:{r.subset}/{sid}"})
 
 
-def _single_round_index(store: RunStore) -> dict[str, tuple[str, Reply]]:
-    replies = store.replies("single_round")
+def reply_index(store: RunStore, subset: str) -> dict[str, tuple[str, Reply]]:
+    """``{normalised question: (sample id, reply)}`` of the successful replies of ``subset``."""
+    replies = store.replies(subset)
     out: dict[str, tuple[str, Reply]] = {}
-    for s in store.samples("single_round"):
+    for s in store.samples(subset):
         r = replies.get((s.subset, s.id))
         if r is not None and not r.failed and s.question:
             out.setdefault(_norm_q(s.question), (s.id, r))
@@ -184,9 +187,10 @@ async def generate(
     res.skipped = len(samples) - len(todo)
     # latency items (single_round) first at cfg.latency_concurrency, so their FCL/RTF hold no queueing
     # in front of a single-slot local model; robust_clean last, so single_round replies can be reused
-    timed = [s for s in todo if s.subset == "single_round"]
-    first = [s for s in todo if s.subset not in ("single_round", "robust_clean")]
-    clean = [s for s in todo if s.subset == "robust_clean"]
+    timed_names, reusers = set(catalog.timed()), catalog.reusers()
+    timed = [s for s in todo if s.subset in timed_names]
+    first = [s for s in todo if s.subset not in timed_names and s.subset not in reusers]
+    clean = [s for s in todo if s.subset in reusers]
     policy = RetryPolicy(max_attempts=cfg.max_attempts)
     rng = random.Random(cfg.seed)
     finished = failed = 0
@@ -256,10 +260,10 @@ async def generate(
             await run_all(timed, cfg.latency_concurrency)
             await run_all(first, cfg.concurrency)
             if clean and not abort:
-                index = _single_round_index(store)
+                indexes = {src: reply_index(store, src) for src in set(reusers.values())}
                 rest = []
                 for s in clean:
-                    r = reuse_clean(s, index)
+                    r = reuse_reply(s, indexes[reusers[s.subset]])
                     if r is None:
                         rest.append(s)
                     else:

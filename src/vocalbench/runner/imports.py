@@ -1,6 +1,7 @@
 """Importing precomputed outputs into a run folder (``vocalbench import``): the release's samples,
 one reply per sample (a missing output is a recorded ``missing_reply``), stale scores dropped when
-a reply changed, robust_clean replies reused from single_round, and config.json written.
+a reply changed, a loaded control's replies reused where declared (robust_clean from single_round),
+and config.json written.
 The outputs themselves are read by :mod:`vocalbench.data.outputs`.
 """
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vocalbench import catalog
 from vocalbench.data.outputs import (
     FILE_ALIASES,
     ImportStats,
@@ -16,23 +18,15 @@ from vocalbench.data.outputs import (
     official_replies,
 )
 from vocalbench.records import Reply, Sample
+from vocalbench.runner.generate import reply_index, reuse_reply
 from vocalbench.runner.store import RunStore
 
 
-def reuse_clean_replies(store: RunStore, clean: list[Sample]) -> int:
-    """Copy single_round replies to robust_clean items with the same question (no reply yet only)."""
-    by_question = {}
-    sr_samples = {s.id: s for s in store.samples("single_round")}
-    for (_, sid), r in store.replies("single_round").items():
-        if sid in sr_samples and not r.failed:
-            by_question[sr_samples[sid].question] = r
-    have = store.replies("robust_clean")
-    out = []
-    for s in clean:
-        src = by_question.get(s.question)
-        if src is not None and ("robust_clean", s.id) not in have:
-            out.append(src.model_copy(update={"subset": "robust_clean", "sample_id": s.id,
-                                              "source": f"reused:single_round/{src.sample_id}"}))
+def reuse_replies(store: RunStore, samples: list[Sample], source: str) -> int:
+    """Give ``samples`` without a reply the replies of ``source`` to the same question."""
+    index = reply_index(store, source)
+    have = store.replies(samples[0].subset) if samples else {}
+    out = [r for s in samples if s.key not in have and (r := reuse_reply(s, index)) is not None]
     store.put_replies(out)
     return len(out)
 
@@ -49,7 +43,6 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
     """Import outputs into run folder ``out`` (created or updated); returns per-subset counts."""
     from vocalbench.config import RunConfig
     from vocalbench.data import load_samples
-    from vocalbench.runner.store import RunStore
 
     samples = load_samples(data, lang, subsets)
     by_subset: dict[str, list[Sample]] = {}
@@ -106,13 +99,14 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
         else:
             for subset, replies in jsonl_replies(outputs, by_subset, stats):
                 write(subset, replies)
-        # robust needs its clean baseline items in the run even when they have no outputs; their
-        # replies are reused from single_round replies to the same question when the run has them
-        if "robust" in stats.subsets and "robust_clean" in by_subset and "robust_clean" not in stats.subsets:
-            store.add_samples(by_subset["robust_clean"])
-            reused = reuse_clean_replies(store, by_subset["robust_clean"])
+        # a control a subset loads (robust's clean baseline) is in the run even without outputs; its
+        # replies are reused from the subset it declares (single_round) where the run has them
+        for control in catalog.with_controls(list(stats.subsets), by_subset)[len(stats.subsets):]:
+            store.add_samples(by_subset[control])
+            source = catalog.reusers().get(control)
+            reused = reuse_replies(store, by_subset[control], source) if source else 0
             if reused:
-                stats.warnings.append(f"robust_clean: {reused} replies reused from single_round (same question)")
+                stats.warnings.append(f"{control}: {reused} replies reused from {source} (same question)")
         from vocalbench.data.official import ordered
 
         imported = ordered(store.subsets(), lang)

@@ -309,8 +309,7 @@ def _selected(store: RunStore, cfg: RunConfig, subsets: list[str] | None) -> lis
     if unknown:
         raise ValueError(f"subset(s) {', '.join(unknown)} have no samples in this run "
                          f"(present: {', '.join(sorted(present)) or 'none'})")
-    if "robust" in wanted and "robust_clean" in present and "robust_clean" not in wanted:
-        wanted.append("robust_clean")  # the clean baseline of robust
+    wanted = catalog.with_controls(wanted, present)  # robust's clean baseline
     return ordered(wanted, cfg.lang)
 
 
@@ -353,7 +352,7 @@ class _Run:
         """Score what ``scorer`` has not yet scored of ``subset`` (under ``key``) and add every
         item's current scores to ``tally``, one page at a time; ``keep`` collects the main values
         a dependent subset reads. Returns whether any item of the subset has scores."""
-        score_now = name in self.to_score or (name == ACOUSTIC and "single_round" in self.to_score)
+        score_now = name in self.to_score or (name == ACOUSTIC and subset in self.to_score)
         uses_judge = getattr(scorer, "uses_judge", False)
         workers = self.cfg.judge_concurrency * 2 if uses_judge else self.cfg.concurrency
         bar: Bar | None = None
@@ -412,6 +411,7 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
         results: dict[str, SubsetResult] = {}
         deps: dict[str, dict[str, float]] = {}  # control subsets' main values (small ones, by design)
         controls = set(catalog.controls().values())
+        timed = catalog.timed()  # single_round: its replies carry the acoustic and latency rows
         never: list[str] = []
         for name in report:
             sc = scorers[name]
@@ -423,8 +423,8 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             if keep is not None:
                 deps[name] = keep
             results[name] = tally.result(deps)
-            if name == "single_round":
-                results.update(await _acoustic_and_latency(run))
+            if name in timed:
+                results.update(await _acoustic_and_latency(run, name))
 
         summary = build_summary(
             cfg, results, store=store, components_used=dict(run.comps.used), judge_id=run.judge_id,
@@ -437,8 +437,8 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
     return summary
 
 
-async def _acoustic_and_latency(run: _Run) -> dict[str, SubsetResult]:
-    """UTMOS and WER/PER rows (acoustic scorer over single_round pairs) and the latency rows."""
+async def _acoustic_and_latency(run: _Run, subset: str) -> dict[str, SubsetResult]:
+    """UTMOS and WER/PER rows (acoustic scorer over the timed subset's pairs) and the latency rows."""
     out: dict[str, SubsetResult] = {}
     if _optional("vocalbench.scoring.subsets.acoustic"):
         from vocalbench.scoring.subsets.acoustic import AcousticScorer
@@ -446,13 +446,13 @@ async def _acoustic_and_latency(run: _Run) -> dict[str, SubsetResult]:
         ac = AcousticScorer(run.cfg.lang)
         key = evaluator_key(ac, None, {"asr": run.cfg.asr, "mos": run.cfg.mos})
         tally = ac.tally()
-        if await run.stream(ACOUSTIC, "single_round", ac, key, tally):
+        if await run.stream(ACOUSTIC, subset, ac, key, tally):
             out.update(tally.results())
     if _optional("vocalbench.scoring.subsets.latency"):
         from vocalbench.scoring.subsets.latency import LatencyTally
 
         latency = LatencyTally()
-        for reply in run.store.iter_replies("single_round"):
+        for reply in run.store.iter_replies(subset):
             latency.add(reply)
         out.update(latency.results())
     return out

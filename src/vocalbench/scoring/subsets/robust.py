@@ -171,9 +171,9 @@ class _RobustTally(MeanTally):
 declare(SubsetSpec(
     "robust", {"en": 3600, "zh": 3600}, "preserve_rate", "single-round judge under 36 conditions vs the clean baseline",
     lambda subset, lang, protocol: Robust(lang, protocol), order=150, label="Robust",
-    required=("Answer", "Category", "Level"), dimension="robust", control="robust_clean",
+    required=("Answer", "Category", "Level"), dimension="robust", control="robust_clean", loads_control=True,
     rubrics=("single_round_*",)))
 declare(SubsetSpec(
     "robust_clean", {"en": 100, "zh": 100}, "mean_score", "clean baseline of robust (single-round judge)",
     lambda subset, lang, protocol: SingleRound(lang, protocol), order=160, label="Robust (clean)",
-    required=("Answer",), rubrics=("single_round_*",)))
+    required=("Answer",), rubrics=("single_round_*",), reuses="single_round"))

@@ -39,4 +39,4 @@ declare(SubsetSpec(
     "single_round", {"en": 200, "zh": 200}, "mean_score",
     "1-5 judge of helpfulness (+ UTMOS, WER/PER, latency of its replies)",
     lambda subset, lang, protocol: SingleRound(lang, protocol), order=70, label="Single-round",
-    dimension="single_round", rubrics=("single_round_*",)))
+    dimension="single_round", rubrics=("single_round_*",), timed=True))
