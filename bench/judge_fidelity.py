@@ -70,6 +70,8 @@ def main() -> None:
         seconds = time.perf_counter() - t0
         summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     usage = summary["provenance"].get("judge_usage") or {}
+    if usage.get("calls") and usage.get("seconds"):
+        usage["calls_per_second"] = round(usage["calls"] / usage["seconds"], 3)
     print(f"judge {summary['provenance'].get('judge')}; {args.n} stratified items per subset of the official "
           f"llama-omni outputs; scoring took {seconds:.0f} s")
     print(f"judge usage: {json.dumps(usage)}")
@@ -90,7 +92,11 @@ def main() -> None:
         pub = PUBLISHED[subset]
         inside = ci is not None and ci[0] <= pub <= ci[1]
         ci_text = f"[{ci[0]:.3f}, {ci[1]:.3f}]" if ci else "–"
-        print(f"| {subset} | {row['n']} | {value:.3f} | {ci_text} | {pub} | {'yes' if inside else 'NO'} |")
+        shown = "–" if value is None else f"{value:.3f}"
+        print(f"| {subset} | {row['n']} | {shown} | {ci_text} | {pub} | {'yes' if inside else 'NO'} |")
+    print()
+    print("instruction_following: the shared llama-omni outputs carry no reply audio for the paralinguistic items "
+          "0-199, so they count as failed (missing_audio); the published figure had the audio.")
 
 
 if __name__ == "__main__":

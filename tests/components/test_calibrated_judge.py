@@ -188,3 +188,16 @@ def test_shipped_calibration_is_fitted_for_every_family_of_the_set():
     assert families <= set(cal.families), sorted(families - set(cal.families))
     for fam, rule in cal.families.items():
         assert rule.n_dev > 0, fam
+
+
+def test_small_families_borrow_the_rule_of_their_other_language_sibling():
+    items = [i for i in load_items("dev") if i.family in ("safety_en", "safety_zh")]
+    outcomes = []
+    for item in items:
+        r = raw({"p_yes": 0.5}, [0.9 if item.label == 1 else 0.2, 0.5, 0.5])
+        outcomes.append(Outcome(item, 0.0, raw=json.dumps(r)))
+    few_zh = [o for o in outcomes if o.item.family == "safety_zh"][:3]
+    cal = fit_rules(Calibration("cal0", "m"), [o for o in outcomes if o.item.family == "safety_en"] + few_zh)
+    zh, en = cal.families["safety_zh"], cal.families["safety_en"]
+    assert zh.source == "safety_en" and (zh.weights, zh.bias, zh.threshold) == (en.weights, en.bias, en.threshold)
+    assert en.source == ""

@@ -107,7 +107,7 @@ def test_calibration_items_are_valid_for_their_rubrics():
 def test_both_verdicts_are_well_represented():
     items = load_items()
     for fam in ("reasoning_binary_en", "safety_en", "safety_zh", "instruction_en", "knowledge_zh",
-                "instruction_repeat_en"):
+                "multi_round_binary_en"):
         labels = Counter(i.label for i in items if i.family == fam)
         assert min(labels[0.0], labels[1.0]) >= 0.2 * sum(labels.values()) - 1, (fam, labels)
     sources = Counter(i.reply_by.split(",")[0] for i in items)

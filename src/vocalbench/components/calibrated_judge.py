@@ -109,6 +109,7 @@ class RuleFit:
     bias: float = 0.0
     threshold: float = 0.5
     n_dev: int = 0  # labelled dev items it was fitted on (0: the unfitted default)
+    source: str = ""  # the family whose dev items fitted it, when not its own
 
     def score(self, feats: list[float]) -> float:
         return self.bias + sum(w * f for w, f in zip(self.weights, feats))

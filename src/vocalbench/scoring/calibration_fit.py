@@ -5,7 +5,9 @@ each check's p_yes; ``calibrated_judge.features``). Binary families: an L2-regul
 regression of the label on the features, then the threshold on its score with the highest Cohen's
 kappa on the dev items (ties: the smallest bias, then the threshold nearest the middle). Scale
 families: a ridge regression of the label on the features. The fit reads the raw answers kept in
-each verdict's trace, so it never calls the model itself.
+each verdict's trace, so it never calls the model itself. A family with fewer than ``MIN_DEV``
+labelled dev items takes the rule of the same rubric in the other language (the checks ask the
+same questions), recorded as the rule's ``source``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from vocalbench.scoring import rubrics
 from vocalbench.scoring.judge_check import Outcome, cohen_kappa
 
 L2 = 1.0  # regularisation of the weights (features are probabilities or 1-5 scores)
+MIN_DEV = 8  # a family with fewer labelled dev items borrows the rule of its other-language sibling
 
 
 def fit_threshold(scores: Sequence[float], labels: Sequence[float]) -> float:
@@ -80,6 +83,15 @@ def fit_family(kind: str, feats: list[list[float]], labels: list[float]) -> Rule
     return RuleFit("scale", weights=tuple(round(float(v), 6) for v in w), bias=round(b, 6), n_dev=len(labels))
 
 
+def _sibling(family: str) -> str:
+    """The same rubric family in the other language (``creativity_zh`` -> ``creativity_en``)."""
+    if family.endswith("_zh"):
+        return family[:-3] + "_en"
+    if family.endswith("_en"):
+        return family[:-3] + "_zh"
+    return family
+
+
 def fit_rules(base: Calibration, outcomes: Sequence[Outcome]) -> Calibration:
     """A new calibration for ``base.model`` fitted on these judged dev items."""
     by_family: dict[str, tuple[str, list[list[float]], list[float]]] = {}
@@ -91,6 +103,11 @@ def fit_rules(base: Calibration, outcomes: Sequence[Outcome]) -> Calibration:
         entry[1].append(features(json.loads(o.raw)))
         entry[2].append(o.item.label)
     families = {fam: fit_family(kind, feats, labels) for fam, (kind, feats, labels) in sorted(by_family.items())}
+    for fam, (kind, feats, labels) in by_family.items():
+        sibling = _sibling(fam)
+        if len(labels) < MIN_DEV and sibling in by_family and len(by_family[sibling][2]) >= MIN_DEV:
+            rule = families[sibling]
+            families[fam] = RuleFit(rule.kind, rule.weights, rule.bias, rule.threshold, rule.n_dev, source=sibling)
     body = json.dumps({k: vars(v) for k, v in families.items()}, sort_keys=True)
     rubric_hashes = "".join(sorted(rubrics.load(r).hash for r in rubrics.available()))
     digest = hashlib.sha256((body + rubric_hashes).encode()).hexdigest()[:6]
