@@ -117,4 +117,7 @@ def _print(report: dict[str, Any]) -> None:
             row = [f(v["agreement"]), f"ρ {f(v['spearman'])}", f"{f(v['judge_mean'], 2)} vs {f(v['label_mean'], 2)}",
                    f(v["mean_diff"], 2), f(v["mae"], 2)]
         table.add_row(fam, str(v["n"]), *row, str(v["unparseable"]), "yes" if v["validated"] else "NO")
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:  # a file or pipe: keep the table on one line per family
+        console.width = 140
+    console.print(table)
