@@ -232,7 +232,7 @@ def build_run_table(run: RunData) -> RunTable:
     if "utmos/sum" in t.columns:
         cols, fn = _mean("utmos/sum", "utmos/n")
         out.stats["dimension:utmos"] = Statistic("utmos", "dimension", fn, cols)
-    if "clarity/err" in t.columns:
+    if "clarity/err" in t.columns:  # corpus-level: the acoustic tally's Σdist / Σlen × 100
         scale = 100.0 if corpus_ok else 1.0
         cols, fn = _mean("clarity/err", "clarity/len", scale)
         note = "" if corpus_ok else "per-item mean: the scores carry no edit counts for a corpus-level rate"
