@@ -29,6 +29,7 @@ from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.scoring.overall import TERMS, Term, clarity_points_of
 from vocalbench.scoring.stats import mean_of, mean_value, pr_value
 from vocalbench.scoring.subsets import acoustic, emotion, robust
+from vocalbench.scoring.subsets import item_value as scored_item_value
 
 # How dimensions are labelled and which way is better: the one table in scoring/dimensions.py.
 DIMENSION_ORDER = [d.name for d in DIMENSIONS.values()]
@@ -112,22 +113,9 @@ PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}  # for r
 
 
 def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
-    """The value an item contributes to its subset's metric, None when it is not scored.
-
-    The ``main`` score where there is one; for emotion (scored as ``semantic`` and ``acoustic``)
-    the emotion scorer's own rule: the v2 empathy indicator (both parts >= 3), v1 their sum (2-10).
-    """
-    main = run.main_score(subset, sample_id)
-    if main is not None:
-        return float(main.value) if main.scored else None  # type: ignore[arg-type]
-    named = run.scores.get((subset, sample_id)) or {}
-    sem, aco = named.get("semantic"), named.get("acoustic")
-    if sem is not None and aco is not None:
-        if not (sem.scored and aco.scored):
-            return None
-        s, a = float(sem.value), float(aco.value)  # type: ignore[arg-type]
-        return emotion.item_value(s, a, run.protocol)
-    return None
+    """The value an item contributes to its subset's metric (scoring's rule:
+    :func:`vocalbench.scoring.subsets.item_value`), None when it is not scored."""
+    return scored_item_value(run.scores.get((subset, sample_id)) or {}, run.protocol)
 
 
 def _score_value(run: RunData, key: tuple[str, str]) -> float | None:
