@@ -103,13 +103,7 @@ def _metric(run: RunData, subset: str) -> str:
     return str(entry.get("metric") or (spec.metric if spec is not None else "mean_score"))
 
 
-def _percent(subset: str, metric: str) -> bool:
-    """Whether a subset's metric is a percentage of 0/1 item values (its declaration says)."""
-    spec = catalog.find(subset)
-    return spec.percent if spec is not None and spec.metric == metric else metric in PERCENT_METRICS
-
-
-PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}  # for rows of undeclared subsets
+PERCENT_METRICS = catalog.PERCENT_METRICS
 
 
 def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
@@ -157,7 +151,7 @@ def build_run_table(run: RunData) -> RunTable:
                 vals.append((k, val))
         if not vals:
             continue
-        scale = 100.0 if _percent(subset, metric) and max(v for _, v in vals) <= 1.0 else 1.0
+        scale = 100.0 if catalog.is_percent(subset, metric) and max(v for _, v in vals) <= 1.0 else 1.0
         percent_scale[subset] = scale
         for k, v in vals:
             c = cluster_of(*k)
