@@ -118,6 +118,17 @@ def find(name: str) -> SubsetSpec | None:
     return _load().get(name)
 
 
+# metrics that are a percentage of 0/1 item values, for rows of undeclared subsets
+PERCENT_METRICS = frozenset({"accuracy", "following_rate", "eer", "refusal_rate"})
+
+
+def is_percent(subset: str, metric: str) -> bool:
+    """Whether a subset's metric is a percentage of 0/1 item values (its declaration says; for an
+    undeclared subset or another metric, :data:`PERCENT_METRICS`)."""
+    spec = find(subset)
+    return spec.percent if spec is not None and spec.metric == metric else metric in PERCENT_METRICS
+
+
 def specs(lang: str | None = None) -> list[SubsetSpec]:
     """The declarations (of one language), in canonical order."""
     found = [s for s in _load().values() if lang is None or lang in s.items]

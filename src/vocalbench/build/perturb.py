@@ -484,6 +484,17 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     return section
 
 
+def perturb_release(data: str | Path, *, lang: str | None = None, noise_dir: str | Path | None = None,
+                    seed: int = 0, progress: bool = True, selection: str = "all") -> dict[str, Any]:
+    """Generate the robust conditions of ``selection`` (a key of ``CONDITION_SETS``) in ``data``;
+    returns a one-line summary: items, conditions, noise source and speed (x real time)."""
+    section = perturb_robust(data, lang=lang, noise_dir=noise_dir, seed=seed, progress=progress,
+                             conditions=CONDITION_SETS[selection]())
+    ratio = section["output_audio_seconds"] / max(section["wall_seconds"], 1e-9)
+    return {"data": str(data), "robust_items": section["items"], "conditions": section["conditions"],
+            "noise": section["background_noise"]["source"], "x_real_time": round(ratio, 1)}
+
+
 def _remove_stale_audio(root: Path, robust_json: Path, keep: set[str]) -> None:
     """Delete the audio of the previous ``robust.json`` that ``keep`` drops, when an earlier perturb
     step (recorded in the manifest) wrote it; an official release's files are never touched."""

@@ -33,6 +33,7 @@ from vocalbench.build.items import (
     audio_rel,
     layout,
     qid_for,
+    read_items,
     to_record,
     utterances,
 )
@@ -296,6 +297,20 @@ def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = No
         "item_keys": keys, "build_wall_seconds": round(wall, 3),
     }
     return finalize(root, header)
+
+
+def build_from_items(items_path: str | Path, out: str | Path, opts: BuildOptions, *, lang: str | None = None,
+                     subsets: list[str] | None = None, limit: int | None = None) -> dict[str, Any]:
+    """Read ITEMS (:func:`read_items`) and build them into ``out``; returns the build manifest."""
+    items = read_items(items_path, lang=lang, subsets=subsets, limit=limit)
+    return build(items, out, opts, lang=lang, source=str(items_path))
+
+
+def build_result(manifest: dict[str, Any], out: str | Path) -> dict[str, Any]:
+    """The one-line summary of a build: accepted, queued, retry share, mean error, counts."""
+    s = manifest["summary"]
+    return {"out": str(out), "accepted": s["accepted"], "queued": s["queued"], "retry_share": s["retry_share"],
+            "mean_error": s["mean_error_accepted"], "counts": manifest["counts"]}
 
 
 def _entries_in_order(root: Path, header: dict[str, Any]) -> list[dict[str, Any]]:

@@ -8,7 +8,7 @@ the layout is rewritten, so accepted items enter ``json/<subset>.json`` with the
 from __future__ import annotations
 
 import datetime as _dt
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +65,19 @@ def decide(root: str | Path, ident: str, accept: bool, attempt: int | None = Non
     if rewrite:
         finalize(root)
     return e
+
+
+def apply_decisions(root: str | Path, accept: Sequence[str] = (), reject: Sequence[str] = (),
+                    attempt: int | None = None, note: str = "") -> Iterator[dict[str, str]]:
+    """Accept then reject items, yielding ``{"id", "decision"}`` as each is recorded, and rewrite
+    the release once at the end (:func:`finalize`)."""
+    for ident in accept:
+        e = decide(root, ident, accept=True, attempt=attempt, note=note, rewrite=False)
+        yield {"id": e["label"], "decision": "accepted"}
+    for ident in reject:
+        e = decide(root, ident, accept=False, note=note, rewrite=False)
+        yield {"id": e["label"], "decision": "rejected"}
+    finalize(Path(root))
 
 
 def describe(e: dict[str, Any]) -> str:

@@ -85,14 +85,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from vocalbench.build.items import read_items
-    from vocalbench.build.pipeline import BuildOptions, build
+    from vocalbench.build.pipeline import BuildOptions, build_from_items, build_result
     from vocalbench.errors import CliError
 
     if not args.items or not args.out:
         raise CliError("build needs --items ITEMS and --out DATA (or an action: review, perturb)")
-    subsets = [s.strip() for s in args.subsets.split(",")] if args.subsets else None
-    items = read_items(args.items, lang=args.lang, subsets=subsets, limit=args.limit)
     opts = BuildOptions(
         tts=args.tts, asr=args.asr, mos=None if args.mos in ("none", "off") else args.mos,
         emotion=None if args.emotion in ("none", "off") else args.emotion,
@@ -100,13 +97,12 @@ def _build(args: argparse.Namespace) -> int:
         seed=args.seed, max_attempts=args.max_attempts, workers=max(1, args.workers),
         max_error={"en": args.max_wer, "zh": args.max_cer, "mixed": args.max_mer}, homophones=args.homophones,
         top_share=args.top_share, low_share=args.low_share, progress=not args.quiet)
-    manifest = build(items, args.out, opts, lang=args.lang, source=str(args.items))
-    s = manifest["summary"]
-    print(json.dumps({"out": str(args.out), "accepted": s["accepted"], "queued": s["queued"],
-                      "retry_share": s["retry_share"], "mean_error": s["mean_error_accepted"],
-                      "counts": manifest["counts"]}, ensure_ascii=False))
-    if s["queued"]:
-        print(f"{s['queued']} item(s) wait in {Path(args.out) / 'review.jsonl'}: "
+    subsets = [s.strip() for s in args.subsets.split(",")] if args.subsets else None
+    manifest = build_from_items(args.items, args.out, opts, lang=args.lang, subsets=subsets, limit=args.limit)
+    result = build_result(manifest, args.out)
+    print(json.dumps(result, ensure_ascii=False))
+    if result["queued"]:
+        print(f"{result['queued']} item(s) wait in {Path(args.out) / 'review.jsonl'}: "
               f"vocalbench build review --data {args.out}", file=sys.stderr)
     if args.perturb and "robust_clean" in manifest["counts"]:
         _perturb(args.out, args.noise, args.seed, manifest["build"]["lang"], args.quiet, args.robust_conditions)
@@ -114,13 +110,10 @@ def _build(args: argparse.Namespace) -> int:
 
 
 def _perturb(data: str, noise: str | None, seed: int, lang: str | None, quiet: bool, selection: str) -> int:
-    from vocalbench.build.perturb import CONDITION_SETS, perturb_robust
+    from vocalbench.build.perturb import perturb_release
 
-    section = perturb_robust(data, lang=lang, noise_dir=noise, seed=seed, progress=not quiet,
-                             conditions=CONDITION_SETS[selection]())
-    ratio = section["output_audio_seconds"] / max(section["wall_seconds"], 1e-9)
-    print(json.dumps({"data": str(data), "robust_items": section["items"], "conditions": section["conditions"],
-                      "noise": section["background_noise"]["source"], "x_real_time": round(ratio, 1)}))
+    print(json.dumps(perturb_release(data, lang=lang, noise_dir=noise, seed=seed, progress=not quiet,
+                                     selection=selection)))
     return 0
 
 
@@ -135,20 +128,12 @@ def _review(args: argparse.Namespace) -> int:
         print(f"{len(queue)} pending", file=sys.stderr)
         return 0
     if args.accept or args.reject:
-        for ident in args.accept:
-            e = review.decide(root, ident, accept=True, attempt=args.attempt, note=args.note, rewrite=False)
-            print(json.dumps({"id": e["label"], "decision": "accepted"}))
-        for ident in args.reject:
-            e = review.decide(root, ident, accept=False, note=args.note, rewrite=False)
-            print(json.dumps({"id": e["label"], "decision": "rejected"}))
-        from vocalbench.build.pipeline import finalize
-
-        finalize(root)
+        for decision in review.apply_decisions(root, args.accept, args.reject, attempt=args.attempt, note=args.note):
+            print(json.dumps(decision))
         return 0
     if not sys.stdin.isatty():
         from vocalbench.errors import CliError
 
         raise CliError("interactive review needs a terminal; use --accept ID / --reject ID / --list")
-    counts = review.interactive(root)
-    print(json.dumps(counts))
+    print(json.dumps(review.interactive(root)))
     return 0

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vocalbench.data.validate import Report
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -15,53 +19,31 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="print only the totals")
 
 
-def _targets(data: str, lang: str | None) -> list[tuple[str | None, str]]:
-    from pathlib import Path
-
-    from vocalbench.data import resolve
-    from vocalbench.data.official import is_release
-
-    p = Path(data)
-    if data not in ("mini",) and p.is_dir() and not is_release(p) and lang is None:
-        langs = [x for x in ("en", "zh") if is_release(p / x)]
-        if langs:
-            return [(x, str(p / x)) for x in langs]
-    langs_to_try = [lang] if lang else ["en", "zh"] if data == "mini" else [None]
-    out = []
-    for lg in langs_to_try:
-        kind, root = resolve(data, lg or "en")
-        if kind == "parquet":
-            from vocalbench.data.parquet import materialise
-
-            root = materialise(root, lg or "zh")
-        out.append((lg, str(root)))
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     from vocalbench.data.official import DataError
-    from vocalbench.data.validate import dump, validate
+    from vocalbench.data.validate import validate_data
     from vocalbench.errors import CliError
 
+    total_errors = 0
     try:
-        targets = _targets(args.data, args.lang)
+        for report in validate_data(args.data, args.lang, metadata_only=args.metadata_only):
+            total_errors += len(report.errors)
+            _print(report, args)
     except DataError as exc:
         raise CliError(str(exc)) from exc
-    total_errors = 0
-    for lang, root in targets:
-        try:
-            report = validate(root, lang, metadata_only=args.metadata_only)
-        except DataError as exc:
-            raise CliError(str(exc)) from exc
-        total_errors += len(report.errors)
-        if args.json:
-            print(dump(report))
-            continue
-        if not args.quiet:
-            for problem in report.problems:
-                print(problem)
-        audio = "metadata only" if args.metadata_only else f"{report.audio_checked} audio files checked"
-        print(f"{report.root} ({report.lang}): {report.files} files, {report.items} items, {audio}: "
-              f"{len(report.errors)} errors, {len(report.warnings)} warnings",
-              file=sys.stderr if args.quiet and not report.errors else sys.stdout)
     return 1 if total_errors else 0
+
+
+def _print(report: Report, args: argparse.Namespace) -> None:
+    from vocalbench.data.validate import dump
+
+    if args.json:
+        print(dump(report))
+        return
+    if not args.quiet:
+        for problem in report.problems:
+            print(problem)
+    audio = "metadata only" if args.metadata_only else f"{report.audio_checked} audio files checked"
+    print(f"{report.root} ({report.lang}): {report.files} files, {report.items} items, {audio}: "
+          f"{len(report.errors)} errors, {len(report.warnings)} warnings",
+          file=sys.stderr if args.quiet and not report.errors else sys.stdout)

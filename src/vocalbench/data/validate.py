@@ -10,7 +10,7 @@ Warnings: an official subset whose size differs from the release (fine for our o
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -125,3 +125,33 @@ def validate(root: str | Path, lang: str | None = None, *, metadata_only: bool =
 
 def dump(report: Report) -> str:
     return json.dumps(report.to_dict(), ensure_ascii=False, indent=2)
+
+
+def targets(data: str, lang: str | None) -> list[tuple[str | None, str]]:
+    """The release folders DATA names, as (lang, folder): a release, the en/ and zh/ of a folder
+    holding both (when no ``lang`` is given), ``mini`` (both languages), or a parquet folder
+    (materialised to the official layout)."""
+    from vocalbench.data import resolve
+    from vocalbench.data.official import is_release
+
+    p = Path(data)
+    if data not in ("mini",) and p.is_dir() and not is_release(p) and lang is None:
+        langs = [x for x in ("en", "zh") if is_release(p / x)]
+        if langs:
+            return [(x, str(p / x)) for x in langs]
+    langs_to_try = [lang] if lang else ["en", "zh"] if data == "mini" else [None]
+    out = []
+    for lg in langs_to_try:
+        kind, root = resolve(data, lg or "en")
+        if kind == "parquet":
+            from vocalbench.data.parquet import materialise
+
+            root = materialise(root, lg or "zh")
+        out.append((lg, str(root)))
+    return out
+
+
+def validate_data(data: str, lang: str | None = None, *, metadata_only: bool = False) -> Iterator[Report]:
+    """Validate every release DATA names (see :func:`targets`), one report each, as each is done."""
+    for lg, root in targets(data, lang):
+        yield validate(root, lg, metadata_only=metadata_only)

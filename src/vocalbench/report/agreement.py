@@ -20,6 +20,7 @@ which agrees with nobody).
 from __future__ import annotations
 
 import csv
+import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
@@ -349,3 +350,65 @@ def judge_swap(run_a: Any, run_b: Any) -> dict[str, Any]:
 def _judge_name(run: Any) -> str:
     prov = run.summary.get("provenance") or {}
     return str(prov.get("judge") or run.config.get("judge") or run.path)
+
+
+class AgreementError(ValueError):
+    """The agreement inputs do not fit together (no ratings given, pairwise ratings without RUN_B)."""
+
+
+def _f(x: Any, nd: int = 3) -> str:
+    return "-" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{nd}f}"
+
+
+def agreement_report(run: str, human: str | None = None, pair_run: str | None = None,
+                     judge_b: str | None = None, out: str | None = None, show: bool = True) -> dict[str, Any]:
+    """``vocalbench agreement``: the judge of RUN against human ratings (``human`` CSV, pairwise
+    against ``pair_run``) and/or against another judge on the same replies (``judge_b``); prints
+    the tables when ``show``, writes the statistics as JSON to ``out``, and returns them.
+    Raises :class:`AgreementError`, :class:`HumanCsvError` or ``RunFolderError``."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from vocalbench.report.runs import load_one_run
+
+    if not human and not judge_b:
+        raise AgreementError("give --human FILE and/or --judge-b RUN2")
+    run_a = load_one_run(run)
+    console = Console()
+    result: dict[str, Any] = {}
+    if human:
+        mode, ratings = read_human_csv(human)
+        pair = load_one_run(pair_run) if pair_run else None
+        if mode == "pairwise" and pair is None:
+            raise AgreementError("pairwise ratings need --pair-run RUN_B (the run whose replies are option B)")
+        result["human"] = human_agreement(mode, ratings, run_a, pair)
+        if show:
+            t = Table(title=f"judge vs human raters ({mode})")
+            for c in ("subset", "items", "raters", "consistency %", "majority %", "any %", "kappa (mean)",
+                      "Fleiss", "alpha nom.", "alpha int.", "Spearman"):
+                t.add_column(c, justify="left" if c == "subset" else "right")
+            for s, st in result["human"]["subsets"].items():
+                t.add_row(s, str(st["items"]), str(st["raters"]), _f(st["consistency_rate"], 1),
+                          _f(st["majority_match"], 1), _f(st["any_match"], 1), _f(st["cohen_kappa_mean"]),
+                          _f(st["fleiss_kappa_raters"]), _f(st.get("krippendorff_alpha_nominal_raters")),
+                          _f(st.get("krippendorff_alpha_interval_raters")), _f(st["spearman_judge_vs_mean_rater"]))
+            console.print(t)
+            for m in result["human"]["missing"]:
+                console.print(f"note: {m}", markup=False, highlight=False)
+    if judge_b:
+        run_b = load_one_run(judge_b)
+        result["judge_swap"] = judge_swap(run_a, run_b)
+        if show:
+            t = Table(title="judge swap: same replies, two judges (difference B - A)")
+            for c in ("subset", "n", "agreement %", "kappa", "mean A", "mean B", "mean diff", "Spearman"):
+                t.add_column(c, justify="left" if c == "subset" else "right")
+            for s, st in result["judge_swap"]["subsets"].items():
+                t.add_row(s, str(st["n"]), _f(st["agreement"], 1), _f(st["cohen_kappa"]), _f(st["mean_a"]),
+                          _f(st["mean_b"]), _f(st["mean_difference"]), _f(st["spearman"]))
+            console.print(t)
+            if not result["judge_swap"]["subsets"]:
+                console.print("note: the two runs share no scored samples", markup=False)
+    if out:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
+    return result

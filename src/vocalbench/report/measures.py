@@ -1,11 +1,14 @@
-"""Subset, dimension and overall statistics recomputed from per-item scores, for bootstraps.
+"""Per-cluster totals of one run's item scores, and the statistics on them, for bootstraps.
 
 Each statistic is a function of per-cluster column sums (see :mod:`vocalbench.report.stats`), so
-confidence intervals and paired comparisons resample clusters and recompute the statistic the
-way METRICS.md defines it: accuracies and rates as %, 1-5 means, the robust preserve rate from
-per-condition means over the clean baseline, corpus-level WER/PER, code-switching PR, and the
-overall formula (v2 and v1 weights). Terms without item-level scores enter the overall as their
-fixed summary value, and a note says so.
+confidence intervals and paired comparisons resample clusters and recompute it. The statistics
+themselves are scoring's, the same functions its tallies use (one definition each): means
+(:func:`~vocalbench.scoring.stats.mean_value`), the robust preserve rate
+(:func:`~vocalbench.scoring.subsets.robust.robust_pr` of ``capped_pr``), preserve rates
+(:func:`~vocalbench.scoring.stats.pr_value`), the v1 empathy sum, the mean of several subsets and
+the overall's terms (:class:`~vocalbench.scoring.overall.Term`). This module only gathers the
+totals they read. Terms without item-level scores enter the overall as their fixed summary value,
+and a note says so.
 """
 
 from __future__ import annotations
@@ -23,29 +26,19 @@ from vocalbench.data.official import ROBUST_HEADLINE
 from vocalbench.report.runs import RunData
 from vocalbench.report.stats import ClusterTable, cluster_key
 from vocalbench.scoring.dimensions import DIMENSIONS
-from vocalbench.scoring.overall import TERMS
-from vocalbench.scoring.overall import clarity_points as _clarity_points
+from vocalbench.scoring.overall import TERMS, Term, clarity_points_of
+from vocalbench.scoring.stats import mean_of, mean_value, pr_value
 from vocalbench.scoring.subsets import acoustic, emotion, robust
+from vocalbench.scoring.subsets import item_value as scored_item_value
 
 # How dimensions are labelled and which way is better: the one table in scoring/dimensions.py.
 DIMENSION_ORDER = [d.name for d in DIMENSIONS.values()]
 DIMENSION_LABEL = {d.name: d.label for d in DIMENSIONS.values()}
 LOWER_IS_BETTER = {d.name for d in DIMENSIONS.values() if d.lower_is_better}
-# overall weights per dimension (value * weight), from the one definition in scoring/overall.py;
-# clarity enters through clarity_points
-OVERALL_WEIGHTS = {v: {t.key: t.weight for t in terms if not t.clarity} for v, terms in TERMS.items()}
 # radar: each dimension normalised to 0-1 as the overall weighs it
+clarity_points = clarity_points_of  # WER/PER to clarity points, element-wise (plots, tests)
 RADAR_SCALE = {d.name: d.radar for d in DIMENSIONS.values() if d.radar is not None}
 _LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
-
-
-def clarity_points(rate: np.ndarray | float, version: str = "v2") -> np.ndarray:
-    """WER/PER (%) to the overall's clarity points, element-wise (NaN stays NaN)."""
-    r = np.asarray(rate, dtype=float)
-    out = np.full_like(r, np.nan)
-    ok = np.isfinite(r) & (r >= 0)
-    out[ok] = [_clarity_points(x, version) for x in r[ok].ravel()]
-    return out
 
 
 def parse_level(level: str) -> tuple[str, float] | None:
@@ -100,7 +93,7 @@ class RunTable:
 
 def _mean(col_sum: str, col_n: str, scale: float = 1.0) -> tuple[list[str], Callable[[np.ndarray], np.ndarray]]:
     def fn(t: np.ndarray) -> np.ndarray:
-        return scale * t[:, 0] / t[:, 1]
+        return mean_value(t[:, 0], t[:, 1], scale)  # type: ignore[no-any-return]
     return [col_sum, col_n], fn
 
 
@@ -110,32 +103,13 @@ def _metric(run: RunData, subset: str) -> str:
     return str(entry.get("metric") or (spec.metric if spec is not None else "mean_score"))
 
 
-def _percent(subset: str, metric: str) -> bool:
-    """Whether a subset's metric is a percentage of 0/1 item values (its declaration says)."""
-    spec = catalog.find(subset)
-    return spec.percent if spec is not None and spec.metric == metric else metric in PERCENT_METRICS
-
-
-PERCENT_METRICS = {"accuracy", "following_rate", "eer", "refusal_rate"}  # for rows of undeclared subsets
+PERCENT_METRICS = catalog.PERCENT_METRICS
 
 
 def item_value(run: RunData, subset: str, sample_id: str) -> float | None:
-    """The value an item contributes to its subset's metric, None when it is not scored.
-
-    The ``main`` score where there is one; for emotion (scored as ``semantic`` and ``acoustic``)
-    the emotion scorer's own rule: the v2 empathy indicator (both parts >= 3), v1 their sum (2-10).
-    """
-    main = run.main_score(subset, sample_id)
-    if main is not None:
-        return float(main.value) if main.scored else None  # type: ignore[arg-type]
-    named = run.scores.get((subset, sample_id)) or {}
-    sem, aco = named.get("semantic"), named.get("acoustic")
-    if sem is not None and aco is not None:
-        if not (sem.scored and aco.scored):
-            return None
-        s, a = float(sem.value), float(aco.value)  # type: ignore[arg-type]
-        return emotion.item_value(s, a, run.protocol)
-    return None
+    """The value an item contributes to its subset's metric (scoring's rule:
+    :func:`vocalbench.scoring.subsets.item_value`), None when it is not scored."""
+    return scored_item_value(run.scores.get((subset, sample_id)) or {}, run.protocol)
 
 
 def _score_value(run: RunData, key: tuple[str, str]) -> float | None:
@@ -177,7 +151,7 @@ def build_run_table(run: RunData) -> RunTable:
                 vals.append((k, val))
         if not vals:
             continue
-        scale = 100.0 if _percent(subset, metric) and max(v for _, v in vals) <= 1.0 else 1.0
+        scale = 100.0 if catalog.is_percent(subset, metric) and max(v for _, v in vals) <= 1.0 else 1.0
         percent_scale[subset] = scale
         for k, v in vals:
             c = cluster_of(*k)
@@ -208,10 +182,10 @@ def build_run_table(run: RunData) -> RunTable:
                 cols += [f"robust/h{i}/sum", f"robust/h{i}/n"]
 
             def robust_fn(tot: np.ndarray) -> np.ndarray:
-                clean = tot[:, 0] / tot[:, 1]
-                prs = [robust.capped_pr(tot[:, 2 + 2 * i] / tot[:, 3 + 2 * i], clean)
+                clean = mean_value(tot[:, 0], tot[:, 1])
+                prs = [robust.capped_pr(mean_value(tot[:, 2 + 2 * i], tot[:, 3 + 2 * i]), clean)
                        for i in range(len(ROBUST_HEADLINE))]
-                return 100.0 * np.mean(prs, axis=0)
+                return robust.robust_pr(prs)  # type: ignore[no-any-return]
 
             out.stats["subset:robust"] = Statistic("robust", "subset", robust_fn, cols)
             out.item_keys["subset:robust"] = set(keys_by_subset["robust"]) | set(keys_by_subset["robust_clean"])
@@ -240,7 +214,7 @@ def build_run_table(run: RunData) -> RunTable:
     if "utmos/sum" in t.columns:
         cols, fn = _mean("utmos/sum", "utmos/n")
         out.stats["dimension:utmos"] = Statistic("utmos", "dimension", fn, cols)
-    if "clarity/err" in t.columns:
+    if "clarity/err" in t.columns:  # corpus-level: the acoustic tally's Σdist / Σlen × 100
         scale = 100.0 if corpus_ok else 1.0
         cols, fn = _mean("clarity/err", "clarity/len", scale)
         note = "" if corpus_ok else "per-item mean: the scores carry no edit counts for a corpus-level rate"
@@ -279,7 +253,8 @@ def _mean_of_subsets(dim: str, carriers: list[str], out: RunTable, percent_scale
     scales = [percent_scale.get(s, 1.0) for s in have]
 
     def fn(tot: np.ndarray, scales: list[float] = scales) -> np.ndarray:
-        return np.mean([sc * tot[:, 2 * i] / tot[:, 2 * i + 1] for i, sc in enumerate(scales)], axis=0)
+        return mean_of([mean_value(tot[:, 2 * i], tot[:, 2 * i + 1], sc)  # type: ignore[no-any-return]
+                        for i, sc in enumerate(scales)])
 
     note = "" if len(have) == len(carriers) else f"mean of {', '.join(have)} only"
     out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", fn, cols, note)
@@ -293,7 +268,7 @@ def _preserve_rate(dim: str, mixed: str, control: str, out: RunTable) -> None:
     cols = [f"{mixed}/sum", f"{mixed}/n", f"{control}/sum", f"{control}/n"]
 
     def fn(tot: np.ndarray) -> np.ndarray:
-        return np.minimum(100.0, 100.0 * (tot[:, 0] / tot[:, 1]) / (tot[:, 2] / tot[:, 3]))
+        return pr_value(mean_value(tot[:, 0], tot[:, 1]), mean_value(tot[:, 2], tot[:, 3]))  # type: ignore[no-any-return]
 
     out.stats[f"dimension:{dim}"] = Statistic(dim, "dimension", fn, cols)
     out.item_keys[f"dimension:{dim}"] = out.item_keys[f"subset:{mixed}"] | out.item_keys[f"subset:{control}"]
@@ -313,43 +288,45 @@ def _v1_empathy(run: RunData, t: ClusterTable, out: RunTable, cluster_of: Callab
     if "emotion_semantic/sum" in t.columns and "emotion_acoustic/sum" in t.columns:
         cols = ["emotion_semantic/sum", "emotion_semantic/n", "emotion_acoustic/sum", "emotion_acoustic/n"]
         out.stats["dimension:empathy"] = Statistic(
-            "empathy", "dimension", lambda x: x[:, 0] / x[:, 1] + x[:, 2] / x[:, 3], cols)
+            "empathy", "dimension", lambda x: emotion.v1_empathy(mean_value(x[:, 0], x[:, 1]), mean_value(x[:, 2], x[:, 3])),
+            cols)
 
 
 def _overall(run: RunData, out: RunTable) -> None:
     """The overall statistic from item-level terms, with summary values for the rest."""
     version = str((run.summary.get("overall") or {}).get("version") or run.protocol)
-    weights = OVERALL_WEIGHTS.get(version, OVERALL_WEIGHTS["v2"])
     dims = run.summary.get("dimensions") or {}
     clarity = "per" if run.lang == "zh" else "wer"
-    terms: list[tuple[str, float, Statistic | None]] = [(d, w, out.stats.get(f"dimension:{d}")) for d, w in weights.items()]
-    terms.append((clarity, 1.0, out.stats.get(f"dimension:{clarity}")))
+    # the overall's own terms (scoring/overall.py), clarity last; each applied by Term.value(s)
+    defined = TERMS.get(version, TERMS["v2"])
+    ordered = [t for t in defined if not t.clarity] + [t for t in defined if t.clarity]
+    terms = [(clarity if t.clarity else t.key, t) for t in ordered]
     fixed_terms: list[str] = []
     fixed_value = 0.0
-    live: list[tuple[str, float, Statistic]] = []
-    for dim, w, stat in terms:
+    live: list[tuple[str, Term, Statistic]] = []
+    for dim, term in terms:
+        stat = out.stats.get(f"dimension:{dim}")
         if stat is not None:
-            live.append((dim, w, stat))
+            live.append((dim, term, stat))
             continue
         v = dims.get(dim)
         if v is None:
             return  # the overall is not defined for this run (a term is missing)
         fixed_terms.append(dim)
-        fixed_value += (float(clarity_points(v, version)) if dim == clarity else w * float(v))
+        fixed_value += float(term.values(np.asarray(float(v)), version))
     if not live:
         return
     columns: list[str] = []
-    slices: list[tuple[str, float, Statistic, slice]] = []
-    for dim, w, stat in live:
+    slices: list[tuple[str, Term, Statistic, slice]] = []
+    for dim, term, stat in live:
         start = len(columns)
         columns += stat.columns
-        slices.append((dim, w, stat, slice(start, len(columns))))
+        slices.append((dim, term, stat, slice(start, len(columns))))
 
     def fn(tot: np.ndarray) -> np.ndarray:
         total = np.full(tot.shape[0], fixed_value)
-        for dim, w, stat, sl in slices:
-            v = stat.fn(tot[:, sl])
-            total = total + (clarity_points(v, version) if dim == clarity else w * v)
+        for _, term, stat, sl in slices:
+            total = total + term.values(stat.fn(tot[:, sl]), version)
         return total
 
     note = f"fixed summary values for {', '.join(fixed_terms)}" if fixed_terms else ""

@@ -162,3 +162,11 @@ def load_runs(paths: Sequence[str | Path], with_store: bool = True) -> list[RunD
         else:
             r.label = base
     return runs
+
+
+def load_one_run(path: str | Path) -> RunData:
+    """The one language run folder at ``path`` (:class:`RunFolderError` when it holds none or several)."""
+    runs = load_runs([path])
+    if len(runs) != 1:
+        raise RunFolderError(f"{path}: give one language run folder (found {len(runs)}: {[str(r.path) for r in runs]})")
+    return runs[0]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from vocalbench import catalog
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import preserve_rate
+from vocalbench.scoring.stats import mean_of, preserve_rate
 
 __all__ = ["DIMENSIONS", "ROWS", "DimensionSpec", "Dimensions", "ci_row", "clarity_of", "compute", "dimension_order",
            "preserve_rate", "shown", "subsets_of"]
@@ -137,7 +137,7 @@ def compute(results: dict[str, SubsetResult], lang: str, digits: int = 3) -> Dim
         elif members:  # a mean of several subsets (zh knowledge)
             present = [n for n in members if n in results and results[n].value is not None]
             if present:
-                take(dim, present, sum(float(results[n].value or 0.0) for n in present) / len(present))
+                take(dim, present, mean_of([float(results[n].value or 0.0) for n in present]))
                 if len(present) < len(members):
                     dims.incomplete.add(dim)
     return dims

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 # WER/PER thresholds (strictly below) and points; at or above the last threshold: FLOOR points.
 _CLARITY_STEPS = ((2, 10), (4, 9), (6, 8), (8, 7), (10, 6), (12, 5), (14, 4), (16, 3), (18, 2), (20, 1))
 
@@ -37,6 +39,15 @@ def clarity_points(error_rate: float, version: str = "v2") -> int:
     return 0
 
 
+def clarity_points_of(rate: Any, version: str = "v2") -> np.ndarray:
+    """:func:`clarity_points` element-wise over WER/PER values in % (NaN or negative -> NaN)."""
+    r = np.asarray(rate, dtype=float)
+    out = np.full_like(r, np.nan)
+    ok = np.isfinite(r) & (r >= 0)
+    out[ok] = [clarity_points(x, version) for x in r[ok].ravel()]
+    return out
+
+
 @dataclass(frozen=True)
 class Term:
     """One addend of the overall: the metric key it reads, how it maps, and its maximum."""
@@ -48,6 +59,10 @@ class Term:
 
     def value(self, x: float, version: str) -> float:
         return float(clarity_points(x, version)) if self.clarity else self.weight * float(x)
+
+    def values(self, x: np.ndarray, version: str) -> np.ndarray:
+        """:meth:`value` element-wise (the report's bootstrap resamples)."""
+        return clarity_points_of(x, version) if self.clarity else self.weight * x
 
 
 TERMS: dict[str, tuple[Term, ...]] = {

@@ -9,6 +9,7 @@ Memory stays bounded by drawing the resamples in blocks.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -83,10 +84,30 @@ def median_ci(values: Sequence[float] | np.ndarray, **kw: float) -> tuple[float,
     return bootstrap_stat(values, lambda a: np.median(a, axis=1), **kw)  # type: ignore[arg-type]
 
 
+# The statistics, defined once on totals: the tallies call them on their values and the report's
+# clustered bootstrap (report/measures.py) on per-resample column sums (floats or arrays alike).
+
+
+def mean_value(total: Any, n: Any, scale: float = 1.0) -> Any:
+    """A mean from its total and count, × ``scale`` (100 for a % of 0/1 values)."""
+    return total / n * scale
+
+
+def mean_of(values: Sequence[Any]) -> Any:
+    """The plain mean of several values (a dimension carried by several subsets: zh knowledge)."""
+    return sum(values) / len(values)
+
+
+def pr_value(mixed: Any, control: Any) -> Any:
+    """``min(100, mixed / control * 100)``: the preserve rate of a subset against its control
+    (code-switching and dialect PR), element-wise."""
+    return np.minimum(100.0, mixed / control * 100.0)
+
+
 def preserve_rate(mixed: float | None, control: float | None, digits: int | None = None) -> float | None:
-    """``min(100, mixed / control * 100)`` (code-switching and dialect PR), rounded to ``digits``
-    when given; None when either is missing or the control is not positive."""
+    """:func:`pr_value` of two summary values, rounded to ``digits`` when given; None when either
+    is missing or the control is not positive."""
     if mixed is None or control is None or control <= 0:
         return None
-    rate = min(100.0, mixed / control * 100.0)
+    rate = float(pr_value(mixed, control))
     return rate if digits is None else round(rate, digits)

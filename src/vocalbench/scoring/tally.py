@@ -57,7 +57,7 @@ class RunningMean:
         """total / n × ``scale``, rounded to ``digits`` (None when nothing was added)."""
         if not self.n:
             return None
-        m = self.total / self.n * scale
+        m = float(stats.mean_value(self.total, self.n, scale))
         return m if digits is None else round(m, digits)
 
 
@@ -92,7 +92,9 @@ class MeanTally:
 
     def mean(self) -> float | None:
         """Mean of the scored values × scale, rounded (None when nothing is scored)."""
-        return round(float(np.frombuffer(self.values).mean()) * self.scale, self.digits) if self.values else None
+        if not self.values:
+            return None
+        return round(float(stats.mean_value(np.frombuffer(self.values).sum(), len(self.values), self.scale)), self.digits)
 
     def summary(self, extra: dict[str, Any] | None = None) -> SubsetResult:
         n_unscored = sum(self.reasons.values())
@@ -143,4 +145,4 @@ class GroupedTally(MeanTally):
 def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:
     """The mean main value of a compared subset × ``scale`` (None when it has none)."""
     values = deps[name]
-    return round(sum(values.values()) / len(values) * scale, 4) if values else None
+    return round(stats.mean_value(sum(values.values()), len(values), scale), 4) if values else None

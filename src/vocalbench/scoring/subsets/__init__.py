@@ -9,9 +9,11 @@ and :func:`aggregate_latency`. ``SUBSETS`` (``{lang: [subset, ...]}``) is read f
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from vocalbench import catalog
+from vocalbench.records import Score
 from vocalbench.scoring.base import SubsetScorer
 from vocalbench.scoring.subsets import (  # noqa: F401  (each module declares its subsets)
     code_switching,
@@ -50,7 +52,23 @@ def scorer_for(subset: str, lang: str, protocol: str = "v2") -> SubsetScorer:
     return scorer
 
 
+def item_value(scores: Mapping[str, Score], protocol: str = "v2") -> float | None:
+    """The value one item's scores (``{name: Score}``) add to its subset's metric, None when it is
+    not scored: the ``main`` score where there is one; for emotion (scored as ``semantic`` and
+    ``acoustic``) the emotion tally's rule (:func:`emotion.item_value`): the v2 empathy indicator
+    (both parts >= 3), v1 their sum (2-10)."""
+    main = scores.get("main")
+    if main is not None:
+        return float(main.value) if main.scored else None  # type: ignore[arg-type]
+    sem, aco = scores.get(emotion.SEMANTIC), scores.get(emotion.ACOUSTIC)
+    if sem is not None and aco is not None:
+        if not (sem.scored and aco.scored):
+            return None
+        return emotion.item_value(float(sem.value), float(aco.value), protocol)  # type: ignore[arg-type]
+    return None
+
+
 __all__ = [
-    "SUBSETS", "PROTOCOLS", "scorer_for", "AcousticScorer", "aggregate_acoustic", "aggregate_latency",
+    "SUBSETS", "PROTOCOLS", "item_value", "scorer_for", "AcousticScorer", "aggregate_acoustic", "aggregate_latency",
     "clarity_metric",
 ]

@@ -19,7 +19,7 @@ import numpy as np
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import mean_ci, ratio_ci
+from vocalbench.scoring.stats import mean_ci, mean_value, ratio_ci
 from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, scored, system_failure, transcript, unscored
 from vocalbench.scoring.text import en_words, per_counts, pinyin_syllables, wer_counts
 
@@ -115,12 +115,12 @@ class AcousticTally:
         metric = clarity_metric(self.lang)
         return {
             UTMOS: SubsetResult(
-                metric=UTMOS, value=round(float(vals.mean()), 4) if vals.size else None, n=self.counts[UTMOS][0],
+                metric=UTMOS, value=round(float(mean_value(vals.sum(), vals.size)), 4) if vals.size else None, n=self.counts[UTMOS][0],
                 scored=int(vals.size), unscored=sum(u_reasons.values()), system_errors=self.counts[UTMOS][1],
                 complete=bool(vals.size) and not u_reasons, ci95=mean_ci(vals), unscored_reasons=u_reasons,
             ),
             metric: SubsetResult(
-                metric=metric, value=round(float(dist.sum()) / total * 100, 4) if total else None,
+                metric=metric, value=round(float(mean_value(float(dist.sum()), total, 100)), 4) if total else None,
                 n=self.counts[CLARITY][0], scored=int(dist.size), unscored=sum(c_reasons.values()),
                 system_errors=self.counts[CLARITY][1], complete=total > 0 and not c_reasons,
                 ci95=ratio_ci(dist, length, scale=100), extra={"dist": int(dist.sum()), "len": int(total)},

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -53,6 +54,11 @@ def item_value(semantic: float, acoustic: float, protocol: str) -> float:
     """What one item scored on both parts adds to the subset's metric: the EER indicator (v2) or
     semantic + acoustic (v1, 2-10)."""
     return semantic + acoustic if protocol == "v1" else float(empathic(semantic, acoustic))
+
+
+def v1_empathy(semantic_mean: Any, acoustic_mean: Any) -> Any:
+    """The v1 empathy value: semantic mean + acoustic mean (2-10)."""
+    return semantic_mean + acoustic_mean
 
 
 class Emotion(LanguageScorer):
@@ -132,7 +138,7 @@ class _EmpathyTally(MeanTally):
         res = self.summary(extra)
         if self.protocol == "v1":
             means = extra["semantic_mean"], extra["acoustic_mean"]
-            res.value = round(means[0] + means[1], 4) if None not in means else None  # type: ignore[operator]
+            res.value = round(v1_empathy(means[0], means[1]), 4) if None not in means else None
             res.ci95 = mean_ci(np.frombuffer(self.sums)) if self.sums else None
         return res
 

@@ -61,6 +61,12 @@ def capped_pr(condition_mean: Any, clean_mean: Any) -> Any:
     return np.minimum(1.0, np.divide(condition_mean, clean_mean))
 
 
+def robust_pr(prs: Any, axis: int = 0) -> Any:
+    """Robust PR (%) = the mean of the headline conditions' PR_k × 100 (over ``axis``): the tally's
+    value, its paired bootstrap and the report's clustered bootstrap."""
+    return np.mean(prs, axis=axis) * 100
+
+
 def _level_key(level: str) -> float:
     m = re.search(r"-?\d+(?:\.\d+)?", level)
     return float(m.group(0)) if m else 0.0
@@ -84,7 +90,7 @@ def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, r
     with np.errstate(invalid="ignore", divide="ignore"):
         clean_mean = np.nanmean(c[idx], axis=1)
         cond_mean = np.nanmean(m[idx], axis=1)  # (resamples, k)
-        prs = np.minimum(1.0, cond_mean / clean_mean[:, None]).mean(axis=1) * 100
+        prs = robust_pr(capped_pr(cond_mean, clean_mean[:, None]), axis=1)
     prs = prs[np.isfinite(prs)]
     if prs.size == 0:
         return None
@@ -146,7 +152,7 @@ class _RobustTally(MeanTally):
 
         headline = {c: pr_of(c) for c in HEADLINE}
         complete_headline = all(v is not None for v in headline.values())
-        value = round(float(np.mean(list(headline.values()))) * 100, 4) if complete_headline else None
+        value = round(float(robust_pr(list(headline.values()))), 4) if complete_headline else None
         uncapped = None
         if complete_headline and clean_mean:
             raw = [np.mean(list(self.headline[c].values())) / clean_mean for c in HEADLINE]
