@@ -25,7 +25,6 @@ without calling the model again. How valid each family is, is measured on the te
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import math
 import time
@@ -38,7 +37,6 @@ from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.judge import Judge, endpoint_semaphore
 from vocalbench.components.rubric import Rubric, Verdict
 from vocalbench.concurrency import limiter
-from vocalbench.records import JudgeTrace
 
 TOP_LOGPROBS = 20
 MIN_ANSWER_MASS = 0.05  # below this, the model wanted to say something else: unparseable
@@ -209,16 +207,9 @@ class CalibratedJudge(Judge):
         from vocalbench.components.llm import is_transient
 
         questions = self.questions(rubric, fields)
-        prompt_hash = hashlib.sha256(json.dumps(questions, ensure_ascii=False, sort_keys=True).encode()
-                                     ).hexdigest()[:16]
-
-        def trace(raw: str, cached: bool = False) -> JudgeTrace:
-            return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
-
-        hit = self.cache.get_verdict(self.cache_model, self.host, rubric.hash, prompt_hash)
+        prompt_hash, trace, hit = self.lookup(rubric, questions, subset, sample_id)
         if hit is not None:
-            self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
-            return Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True))
+            return hit
         answers: list[dict[str, float]] = []
         tokens = [0, 0]
         t0 = time.perf_counter()

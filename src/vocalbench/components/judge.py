@@ -172,9 +172,7 @@ class Judge:
         msgs[0] = {"role": "system", "content": f"{msgs[0]['content']}\n\n{answer_format(rubric)}"}
         return msgs
 
-    # -- what differs between judging modes (see components/calibrated_judge.py) ---------------
-    retry_unparseable = True  # ask again, showing the format, after an unparseable answer
-
+    # -- what the calibrated judge (components/calibrated_judge.py) changes ------------------------
     @property
     def cache_model(self) -> str:
         """The model part of this judge's cache keys."""
@@ -196,6 +194,20 @@ class Judge:
         """The verdict value of a cache hit."""
         return value
 
+    def lookup(self, rubric: Rubric, prompt: Any, subset: str, sample_id: str
+               ) -> tuple[str, Callable[..., JudgeTrace], Verdict | None]:
+        """(prompt hash, trace maker, the cached verdict or None) for what would be sent."""
+        prompt_hash = hashlib.sha256(json.dumps(prompt, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
+
+        def trace(raw: str, cached: bool = False) -> JudgeTrace:
+            return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
+
+        hit = self.cache.get_verdict(self.cache_model, self.host, rubric.hash, prompt_hash)
+        if hit is None:
+            return prompt_hash, trace, None
+        self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
+        return prompt_hash, trace, Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True))
+
     def _log(self, subset: str | None, sample_id: str | None, prompt_hash: str, cached: bool,
              tokens: tuple[int | None, int | None], seconds: float, error: str | None) -> None:
         record = {"subset": subset, "sample_id": sample_id, "model": self.id, "prompt_hash": prompt_hash,
@@ -211,15 +223,9 @@ class Judge:
         from vocalbench.components.llm import is_transient
 
         messages = self.messages(rubric, fields)
-        prompt_hash = hashlib.sha256(json.dumps(messages, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
-
-        def trace(raw: str, cached: bool = False) -> JudgeTrace:
-            return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
-
-        hit = self.cache.get_verdict(self.cache_model, self.host, rubric.hash, prompt_hash)
+        prompt_hash, trace, hit = self.lookup(rubric, messages, subset, sample_id)
         if hit is not None:
-            self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
-            return Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True))
+            return hit
 
         sent = messages
         raw: str | None = None
@@ -250,8 +256,6 @@ class Judge:
                 self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, None)
                 return Verdict(value, trace(kept))
             error, raw = "judge_unparseable", kept
-            if not self.retry_unparseable:
-                break
             sent = [*messages, {"role": "assistant", "content": res.text},
                     {"role": "user", "content": f"That was not in the required format. {answer_format(rubric)}"}]
         self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, error)

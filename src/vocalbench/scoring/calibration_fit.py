@@ -103,7 +103,7 @@ def fit_rules(base: Calibration, outcomes: Sequence[Outcome]) -> Calibration:
         entry[1].append(features(json.loads(o.raw)))
         entry[2].append(o.item.label)
     families = {fam: fit_family(kind, feats, labels) for fam, (kind, feats, labels) in sorted(by_family.items())}
-    for fam, (kind, feats, labels) in by_family.items():
+    for fam, (_, _, labels) in by_family.items():
         sibling = _sibling(fam)
         if len(labels) < MIN_DEV and sibling in by_family and len(by_family[sibling][2]) >= MIN_DEV:
             rule = families[sibling]
