@@ -4,7 +4,9 @@ The inputs of a rule are the item's features (the main answer's p_yes or expecte
 each check's p_yes; ``calibrated_judge.features``). Binary families: an L2-regularised logistic
 regression of the label on the features, then the threshold on its score with the highest Cohen's
 kappa on the dev items (ties: the smallest bias, then the threshold nearest the middle). Scale
-families: a ridge regression of the label on the features. The fit reads the raw answers kept in
+families: a ridge regression of the label on the features. Which features a rule uses, the main
+answer alone or all of them, is chosen per family by leave-one-out on the dev items: with a few
+dozen labels, the checks help some families and make others overfit. The fit reads the raw answers kept in
 each verdict's trace, so it never calls the model itself. A family with fewer than ``MIN_DEV``
 labelled dev items takes the rule of the same rubric in the other language (the checks ask the
 same questions), recorded as the rule's ``source``.
@@ -70,17 +72,51 @@ def fit_ridge(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray,
     return w[:d], float(w[d])
 
 
-def fit_family(kind: str, feats: list[list[float]], labels: list[float]) -> RuleFit:
-    x, y = np.asarray(feats, dtype=float), np.asarray(labels, dtype=float)
+def _fit_subset(kind: str, x: np.ndarray, y: np.ndarray, cols: list[int], n_features: int, n_dev: int) -> RuleFit:
+    """The rule fitted on the feature columns ``cols`` (the other weights are 0)."""
+    sub = x[:, cols]
     if kind == "binary":
-        if len(set(labels)) < 2:  # one class only: nothing to fit, keep the default rule
-            return RuleFit("binary", n_dev=len(labels))
-        w, b = fit_logistic(x, y)
-        scores = list(x @ w + b)
-        return RuleFit("binary", weights=tuple(round(float(v), 6) for v in w), bias=round(b, 6),
-                       threshold=fit_threshold(scores, labels), n_dev=len(labels))
-    w, b = fit_ridge(x, y)
-    return RuleFit("scale", weights=tuple(round(float(v), 6) for v in w), bias=round(b, 6), n_dev=len(labels))
+        w, b = fit_logistic(sub, y)
+        scores = list(sub @ w + b)
+        threshold = fit_threshold(scores, list(y))
+    else:
+        w, b = fit_ridge(sub, y)
+        threshold = 0.5
+    weights = [0.0] * n_features
+    for c, v in zip(cols, w):
+        weights[c] = round(float(v), 6)
+    return RuleFit(kind, weights=tuple(weights), bias=round(b, 6), threshold=round(threshold, 6),  # type: ignore[arg-type]
+                   n_dev=n_dev)
+
+
+def _loo_loss(kind: str, x: np.ndarray, y: np.ndarray, cols: list[int]) -> float:
+    """Leave-one-out loss of fitting on ``cols``: disagreements (binary) or squared error (scale)."""
+    n, d = x.shape
+    loss = 0.0
+    for k in range(n):
+        keep = np.arange(n) != k
+        if kind == "binary" and len(set(y[keep])) < 2:
+            return float("inf")
+        rule = _fit_subset(kind, x[keep], y[keep], cols, d, n - 1)
+        z = rule.score(list(x[k]))
+        if kind == "binary":
+            loss += float((z >= rule.threshold) != bool(y[k]))
+        else:
+            loss += (min(5.0, max(1.0, z)) - float(y[k])) ** 2
+    return loss
+
+
+def fit_family(kind: str, feats: list[list[float]], labels: list[float]) -> RuleFit:
+    """The family's rule: the main answer alone, or all features, whichever predicts the dev labels
+    better in leave-one-out (ties: the main answer alone, the simpler rule)."""
+    x, y = np.asarray(feats, dtype=float), np.asarray(labels, dtype=float)
+    if kind == "binary" and len(set(labels)) < 2:  # one class only: nothing to fit, keep the default rule
+        return RuleFit("binary", n_dev=len(labels))
+    d = x.shape[1]
+    candidates = [[0]] + ([list(range(d))] if d > 1 else [])
+    losses = [_loo_loss(kind, x, y, cols) for cols in candidates]
+    best = candidates[int(np.argmin(losses))]
+    return _fit_subset(kind, x, y, best, d, len(labels))
 
 
 def _sibling(family: str) -> str:
