@@ -52,10 +52,12 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
 
 def _configure_logging() -> None:
-    """Library modules log through ``logging``; the command line shows warnings on stderr
-    (``VOCALBENCH_LOG=info`` or ``debug`` for more)."""
+    """Library modules log through ``logging``; the command line shows vocalbench's warnings on
+    stderr (``VOCALBENCH_LOG=info`` or ``debug`` for more) and other libraries' errors only (the
+    phonemizer, for one, warns on every Mandarin sentence)."""
     level = os.environ.get("VOCALBENCH_LOG", "warning").upper()
-    logging.basicConfig(level=getattr(logging, level, logging.WARNING), format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    logging.getLogger("vocalbench").setLevel(getattr(logging, level, logging.WARNING))
 
 
 def main(argv: list[str] | None = None) -> int:
