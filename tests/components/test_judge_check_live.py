@@ -12,9 +12,10 @@ pytestmark = pytest.mark.judge
 
 
 def test_judge_check_cli_on_the_local_judge(tmp_path, monkeypatch, capsys):
+    from vocalbench import components
     from vocalbench.components.llm_server import ensure_server
 
-    handle = ensure_server()
+    ensure_server()  # started (or reused) for the whole test session, like the other live judge tests
     try:
         out = tmp_path / "check.json"
         # four items: two binary families (en, zh) of the dev split, each judged once by the real model
@@ -33,7 +34,7 @@ def test_judge_check_cli_on_the_local_judge(tmp_path, monkeypatch, capsys):
               "--quiet", "--limit", "2"])
         assert json.loads(out.read_text())["cached"] == 4
     finally:
-        handle.stop()
+        components.clear()  # the resolved judge is bound to this server; later tests resolve their own
 
 
 def test_judge_check_rejects_bad_arguments(capsys):
