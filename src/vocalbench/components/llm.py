@@ -102,12 +102,24 @@ def is_transient(exc: BaseException) -> bool:
     return False
 
 
+class LocalServerChat(OpenAIChat):
+    """``OpenAIChat`` of the local llama.cpp server that finds the server again for every new event
+    loop, so a memoised component keeps working after the server was stopped and started anew."""
+
+    def _client(self) -> Any:
+        if asyncio.get_running_loop() not in self._clients:
+            from vocalbench.components.llm_server import ensure_server
+
+            self.base_url = ensure_server().base_url
+        return super()._client()
+
+
 def local_chat() -> OpenAIChat:
     """The chat client of the local llama.cpp server (started or reused by ``ensure_server``)."""
     from vocalbench.components.llm_server import ensure_server
 
     handle = ensure_server()
-    return OpenAIChat(handle.model_alias, handle.base_url, key_env=())
+    return LocalServerChat(handle.model_alias, handle.base_url, key_env=())
 
 
 def openai_chat(model: str, base_url: str | None = None, **opts: Any) -> OpenAIChat:
