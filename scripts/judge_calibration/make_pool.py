@@ -16,11 +16,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+from vocalbench.components.calibrated_judge import family_of
 from vocalbench.data import load_samples
 from vocalbench.records import Reply, Sample
 from vocalbench.scoring.base import ScoringContext, Verdict
 from vocalbench.scoring.subsets import scorer_for
-from vocalbench.scoring.subsets.instruction_following import InstructionFollowing, split_instruction
+from vocalbench.scoring.subsets.instruction_following import split_instruction
 
 OFFICIAL_OUTPUT_FILE = {"instruction_following": "instruction"}
 
@@ -36,13 +37,6 @@ class RecordingJudge:
     async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
         self.calls.append((rubric.id, dict(fields)))
         return Verdict(None, error="recorded")
-
-
-def family_of(rubric_id: str) -> str:
-    """The rubric family judge-check reports on (creativity categories pooled per language)."""
-    if rubric_id.startswith("creativity_"):
-        return f"creativity_{rubric_id.rsplit('_', 1)[1]}"
-    return rubric_id
 
 
 async def calls_for(sample: Sample, text: str, lang: str) -> list[tuple[str, dict[str, str]]]:

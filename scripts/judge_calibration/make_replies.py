@@ -54,7 +54,7 @@ async def main_async(args: argparse.Namespace) -> None:
                 if "min_index" in spec:
                     samples = [s for s in samples if spec["min_index"] <= s.index < spec.get("max_index", 10**6)]
                 picked = rng.sample(samples, spec["n"])
-                for k, s in enumerate(sorted(picked, key=lambda s: s.index)):
+                for s in sorted(picked, key=lambda s: s.index):
                     if (lang, subset, s.id) in done:
                         continue
                     weights = spec.get("variants", {"cascade": 1})

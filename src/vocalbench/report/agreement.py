@@ -1,7 +1,7 @@
 """Judge-human agreement: the paper's pairwise statistics plus chance-corrected reliability.
 
-Pure functions (numpy/scipy): :func:`cohen_kappa`, :func:`fleiss_kappa`,
-:func:`krippendorff_alpha` (nominal and interval), :func:`spearman`, and the paper's
+Pure functions (numpy/scipy): :func:`cohen_kappa` and :func:`spearman` (from scoring.stats), :func:`fleiss_kappa`,
+:func:`krippendorff_alpha` (nominal and interval), and the paper's
 :func:`pairwise_match_rates` (consistency rate, majority match, any match; METRICS.md).
 :func:`read_human_csv` imports ratings; :func:`human_agreement` and :func:`judge_swap` build the
 per-subset reports of ``vocalbench agreement``.
@@ -30,27 +30,10 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench.scoring.stats import cohen_kappa, spearman
+
 
 # --------------------------------------------------------------------------- statistics
-def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
-    """Cohen's kappa of two raters' labels on the same items: (po - pe) / (1 - pe).
-
-    Returns 1.0 when both raters use one and the same single category (perfect, no chance
-    correction possible) and NaN for no items.
-    """
-    if len(a) != len(b):
-        raise ValueError("both raters must label the same items")
-    n = len(a)
-    if n == 0:
-        return float("nan")
-    po = sum(x == y for x, y in zip(a, b)) / n
-    ca, cb = Counter(a), Counter(b)
-    pe = sum(ca[k] * cb[k] for k in ca.keys() | cb.keys()) / (n * n)
-    if pe >= 1.0:
-        return 1.0 if po == 1.0 else float("nan")
-    return (po - pe) / (1 - pe)
-
-
 def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
     """Fleiss' kappa from an (items x categories) matrix of how many raters chose each category.
 
@@ -110,15 +93,6 @@ def krippendorff_alpha(data: np.ndarray | Sequence[Sequence[float | None]], leve
     if d_e == 0.0:
         return 1.0 if d_o == 0.0 else float("nan")
     return 1.0 - d_o / d_e
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rank correlation (ties get average ranks); NaN when undefined."""
-    from scipy.stats import spearmanr
-
-    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
-        return float("nan")
-    return float(spearmanr(x, y).statistic)
 
 
 def pairwise_match_rates(judge: Mapping[Any, Hashable], raters: Mapping[Any, list[Hashable]]) -> dict[str, Any]:

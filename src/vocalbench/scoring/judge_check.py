@@ -32,7 +32,7 @@ from typing import Any
 
 from vocalbench.components.calibrated_judge import family_of
 from vocalbench.components.calibration import CalibrationItem
-from vocalbench.scoring import rubrics
+from vocalbench.scoring import rubrics, stats
 
 MIN_ITEMS = 10
 KAPPA_MIN = 0.6
@@ -43,44 +43,17 @@ MEAN_DIFF_MAX = 0.4
 
 # -- statistics (pure) ---------------------------------------------------------------------------
 def cohen_kappa(labels: Sequence[float], judged: Sequence[float]) -> float | None:
-    """Cohen's kappa of two binary raters; None when undefined (fewer than 2 items)."""
-    n = len(labels)
-    if n < 2:
-        return None
-    agree = sum(1 for a, b in zip(labels, judged) if a == b) / n
-    pa, pb = sum(labels) / n, sum(judged) / n
-    chance = pa * pb + (1 - pa) * (1 - pb)
-    if chance >= 1.0:
-        return 1.0 if agree == 1.0 else 0.0
-    return (agree - chance) / (1 - chance)
-
-
-def _ranks(values: Sequence[float]) -> list[float]:
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    ranks = [0.0] * len(values)
-    i = 0
-    while i < len(order):
-        j = i
-        while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
-            j += 1
-        for k in range(i, j + 1):
-            ranks[order[k]] = (i + j) / 2 + 1
-        i = j + 1
-    return ranks
+    """Cohen's kappa of labels and verdicts (``scoring.stats``); None when undefined (n < 2)."""
+    return _defined(stats.cohen_kappa(labels, judged)) if len(labels) >= 2 else None
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Spearman's rho (Pearson on mid-ranks); None when either side is constant or n < 3."""
-    if len(a) < 3:
-        return None
-    ra, rb = _ranks(a), _ranks(b)
-    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
-    cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
-    va = sum((x - ma) ** 2 for x in ra)
-    vb = sum((y - mb) ** 2 for y in rb)
-    if va == 0 or vb == 0:
-        return None
-    return cov / math.sqrt(va * vb)
+    """Spearman's rho (``scoring.stats``); None when either side is constant or n < 3."""
+    return _defined(stats.spearman(a, b)) if len(a) >= 3 else None
+
+
+def _defined(x: float) -> float | None:
+    return None if math.isnan(x) else x
 
 
 def _r(x: float | None, nd: int = 4) -> float | None:
@@ -183,7 +156,7 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
         figures["rubrics"] = {r: f"{rubrics.load(r).ref}#{rubrics.load(r).hash}"
                               for r in sorted({o.item.rubric for o in outs})}
         families[fam] = figures
-    fresh = [o for o in outcomes if not o.cached and o.value is not None or (not o.cached and o.error)]
+    fresh = [o for o in outcomes if not o.cached]
     return {
         "judge": judge_id,
         "split": split,

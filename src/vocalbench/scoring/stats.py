@@ -8,7 +8,8 @@ Memory stays bounded by drawing the resamples in blocks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -111,3 +112,32 @@ def preserve_rate(mixed: float | None, control: float | None, digits: int | None
         return None
     rate = float(pr_value(mixed, control))
     return rate if digits is None else round(rate, digits)
+
+
+# -- agreement between two raters (the judge-check and the judge-human report) --------------------
+def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
+    """Cohen's kappa of two raters' labels on the same items: (po - pe) / (1 - pe).
+
+    Returns 1.0 when both raters use one and the same single category (perfect, no chance
+    correction possible) and NaN for no items.
+    """
+    if len(a) != len(b):
+        raise ValueError("both raters must label the same items")
+    n = len(a)
+    if n == 0:
+        return float("nan")
+    po = sum(x == y for x, y in zip(a, b)) / n
+    ca, cb = Counter(a), Counter(b)
+    pe = sum(ca[k] * cb[k] for k in ca.keys() | cb.keys()) / (n * n)
+    if pe >= 1.0:
+        return 1.0 if po == 1.0 else float("nan")
+    return (po - pe) / (1 - pe)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rank correlation (ties get average ranks); NaN when undefined."""
+    from scipy.stats import spearmanr
+
+    if len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
+        return float("nan")
+    return float(spearmanr(x, y).statistic)
