@@ -120,3 +120,36 @@ def test_cli_tools(capsys, tmp_path):
     zh = tmp_path / "zh.wav"
     rc, lines = _run_cli(capsys, "speak", "你好，欢迎使用。", "--out", str(zh), "--lang", "zh", "--speed", "1.2")
     assert rc == 0 and lines[0]["voice"] != "jf_alpha"
+
+
+def test_a_busy_local_server_is_waited_for_not_duplicated(tmp_path, monkeypatch):
+    """A live server that answers /v1/models only after 3 s (busy with another client's prompt) is
+    reused; starting a second one would share the two cores with it."""
+    import os
+    import time
+
+    from vocalbench.components import llm_server
+
+    class Busy(BaseHTTPRequestHandler):
+        def do_GET(self):
+            time.sleep(3)
+            body = json.dumps({"data": [{"id": "qwen2.5-1.5b"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Busy)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path))
+        monkeypatch.setattr(llm_server, "_start", lambda *a: pytest.fail("started a second server"))
+        port = server.server_address[1]
+        llm_server._state_file("qwen2.5-1.5b").write_text(json.dumps({"pid": os.getpid(), "port": port}))
+        handle = llm_server._reuse("qwen2.5-1.5b")
+        assert handle is not None and handle.port == port and not handle.owned
+    finally:
+        server.shutdown()

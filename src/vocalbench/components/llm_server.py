@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b"}  # alias -> assets name
 SEED = 1234
 START_TIMEOUT = 300.0
+BUSY_TIMEOUT = 120.0  # a live server busy with a long prompt answers /v1/models only after it
 
 
 class ServerError(RuntimeError):
@@ -132,7 +133,9 @@ def _free_port() -> int:
 def _reuse(alias: str) -> ServerHandle | None:
     state = _read_state(_state_file(alias))
     pid, port = state.get("pid"), state.get("port")
-    if isinstance(pid, int) and isinstance(port, int) and _alive(pid) and _answers(port, alias):
+    # the recorded process is alive: it may be busy with another client's long prompt, so wait for it
+    # rather than starting a second server that would share the cores with it
+    if isinstance(pid, int) and isinstance(port, int) and _alive(pid) and _answers(port, alias, BUSY_TIMEOUT):
         return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, pid, port, owned=False, log=state.get("log"))
     return None
 
@@ -178,7 +181,7 @@ def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int = 2, n_ctx: int =
         raise KeyError(f"unknown local model '{model}' (known: {', '.join(MODELS)})")
     with _LOCK:
         handle = _HANDLES.get(model)
-        if handle is not None and _alive(handle.pid) and _answers(handle.port, model):
+        if handle is not None and _alive(handle.pid) and _answers(handle.port, model, BUSY_TIMEOUT):
             return handle
         with open(_state_dir() / f"{model}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one process starts it; the others wait, then reuse
