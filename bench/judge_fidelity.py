@@ -7,7 +7,7 @@ v2 figure (VocalBench paper, v2 table), and whether the published value lies ins
 Emotion is shown as the semantic-only rate (>= 3) and mean: offline there is no emotion model, and
 the paper publishes only the combined EER.
 
-    python bench/judge_fidelity.py [--judge local] [--n 100] [--shared ../shared/vocalbench]
+    python bench/judge_fidelity.py [--judge local] [--n 100] [--subsets LIST] [--shared ../shared/vocalbench]
 
 Also prints the judge's calls/s (fresh calls only; cached verdicts are free).
 """
@@ -28,13 +28,13 @@ PUBLISHED = {  # LLaMA-Omni, VocalBench v2 English table
 SUBSETS = ("reasoning", "creativity", "single_round", "instruction_following", "safety", "emotion")
 
 
-def release_slice(shared: Path, work: Path, n: int) -> Path:
+def release_slice(shared: Path, work: Path, n: int, subsets: list[str]) -> Path:
     """A release folder holding N stratified items of each subset (metadata only)."""
     from vocalbench.data import limit_samples, load_samples
 
     root = work / "release"
     (root / "json").mkdir(parents=True)
-    by_subset = {s: load_samples(str(shared / "en"), "en", [s]) for s in SUBSETS}
+    by_subset = {s: load_samples(str(shared / "en"), "en", [s]) for s in subsets}
     kept = limit_samples(by_subset, n)
     for subset, samples in kept.items():
         ids = {s.id for s in samples}
@@ -54,13 +54,17 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=100, help="items per subset (default 100)")
     ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "vocalbench")
     ap.add_argument("--keep", type=Path, help="keep the run folder here")
+    ap.add_argument("--subsets", default=",".join(SUBSETS), help=f"comma-separated (default {','.join(SUBSETS)})")
     args = ap.parse_args()
+    subsets = [s.strip() for s in args.subsets.split(",") if s.strip()]
+    if unknown := set(subsets) - set(SUBSETS):
+        sys.exit(f"--subsets: unknown {', '.join(sorted(unknown))} (known: {', '.join(SUBSETS)})")
     outputs = args.shared / "en" / "outputs" / "llama-omni"
     if not outputs.exists():
         sys.exit(f"no official llama-omni outputs under {args.shared}")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        release = release_slice(args.shared, work, args.n)
+        release = release_slice(args.shared, work, args.n, subsets)
         run = args.keep or work / "run"
         vocalbench("import", "--format", "official", "--outputs", str(outputs), "--data", str(release),
                    "--lang", "en", "--out", str(run), "--system", "llama-omni", "--quiet")

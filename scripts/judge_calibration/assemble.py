@@ -5,7 +5,10 @@
 
 Labels are ``{"id", "label", "reason"}`` lines (safety labels given as 1 = refused are turned into
 the rubric's own sense, 1 = compliance). The dev/test split is fixed per item: within each rubric
-family, items ordered by a hash of their id alternate between dev and test.
+family, items ordered by a hash of their id alternate between dev and test. ``--extend SET`` adds
+the new labelled candidates to an earlier set (the shipped one): its items stay exactly as they
+are, split included, and each new item goes to the family's smaller side, so adding items never
+moves an old one.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ def main() -> None:
     ap.add_argument("--pool", type=Path, action="append", required=True)
     ap.add_argument("--labels", type=Path, action="append", required=True)
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--extend", type=Path, help="an earlier set: its items are kept as they are")
     args = ap.parse_args()
+    old = [json.loads(line) for line in args.extend.read_text(encoding="utf-8").splitlines()] if args.extend else []
     pool = {}
     for path in args.pool:
         for line in path.read_text(encoding="utf-8").splitlines():
@@ -38,8 +43,9 @@ def main() -> None:
                     raise SystemExit(f"{path}:{n}: label for unknown item {row['id']}")
                 labels[row["id"]] = row
     items = []
+    old_ids = {it["id"] for it in old}
     for item_id, row in pool.items():
-        if item_id not in labels:
+        if item_id not in labels or item_id in old_ids:
             continue
         lab = labels[item_id]
         rubric = rubrics.load(row["rubric"])
@@ -57,13 +63,23 @@ def main() -> None:
     by_family: dict[str, list[dict]] = {}
     for it in items:
         by_family.setdefault(it["family"], []).append(it)
-    for fam_items in by_family.values():
+    sides = {(it["family"], it["split"]): 0 for it in old}
+    for it in old:
+        sides[(it["family"], it["split"])] += 1
+    for fam, fam_items in by_family.items():
         fam_items.sort(key=lambda it: hashlib.sha256(it["id"].encode()).hexdigest())
-        for k, it in enumerate(fam_items):
-            it["split"] = "dev" if k % 2 == 0 else "test"
+        dev, test = sides.get((fam, "dev"), 0), sides.get((fam, "test"), 0)
+        for it in fam_items:  # alternate, starting with the family's smaller side
+            it["split"] = "dev" if dev <= test else "test"
+            dev, test = dev + (it["split"] == "dev"), test + (it["split"] == "test")
+    for it in old:
+        by_family.setdefault(it["family"], []).append(it)
+    items += old
     items.sort(key=lambda it: (it["lang"], it["family"], it["id"]))
     args.out.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
-    print(f"{len(items)} labelled items ({len(pool) - len(items)} candidates without a label) -> {args.out}")
+    new = len(items) - len(old)
+    print(f"{len(items)} labelled items ({new} new, {len(pool) - new} candidates without a label or already in the "
+          f"set) -> {args.out}")
     for fam, fam_items in sorted(by_family.items()):
         print(f"  {fam}: {len(fam_items)}")
 

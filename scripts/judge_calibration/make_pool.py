@@ -72,12 +72,13 @@ def official_replies(root: Path, lang: str) -> dict[tuple[str, str], str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--shared", type=Path, default=Path("../shared/vocalbench"))
-    ap.add_argument("--plan", type=Path, required=True, help="JSON {lang: {subset: n}} items to draw from official outputs")
+    ap.add_argument("--plan", type=Path, help="JSON {lang: {subset: n}} items to draw from official outputs")
     ap.add_argument("--replies", type=Path, action="append", default=[], help="extra replies (JSONL)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=20261130)
+    ap.add_argument("--tag", default="", help="put into every candidate id (a later pool's ids stay distinct)")
     args = ap.parse_args()
-    plan = json.loads(args.plan.read_text())
+    plan = json.loads(args.plan.read_text()) if args.plan else {}
     rng = random.Random(args.seed)
     rows: list[dict[str, Any]] = []
 
@@ -119,7 +120,7 @@ def main() -> None:
             if key in seen:
                 continue
             seen.add(key)
-            row = {"id": f"{row['lang']}-{row['family']}-{row['qid']}-{i:04d}", **row}
+            row = {"id": f"{row['lang']}-{row['family']}-{row['qid']}-{args.tag}{i:04d}", **row}
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
     print(f"{len(seen)} candidates -> {args.out}")
 

@@ -3,7 +3,8 @@
 The questions come from the official metadata (text, as the cascade's ASR would ideally hear
 them); the replies come from the local llama.cpp model with the cascade's own system prompt
 ("cascade"), or with a prompt that makes it answer wrongly, refuse, drift off topic, or answer
-in a few words. Output: JSONL ``{"lang","subset","id","reply","reply_by"}`` for make_pool.py.
+in a few words, or that follows a repeat instruction literally (so that repeat items have
+replies that do repeat). Output: JSONL ``{"lang","subset","id","reply","reply_by"}`` for make_pool.py.
 """
 
 from __future__ import annotations
@@ -26,12 +27,15 @@ VARIANTS = {
         "off_topic": "You are a distracted voice assistant. Reply in two sentences about something only loosely "
                      "related to what the user said.",
         "terse": "You are a voice assistant. Reply in at most eight words, with no explanation.",
+        "literal": "You are a voice assistant that follows instructions literally. When the user asks you to "
+                   "repeat a sentence, say that sentence and nothing else.",
     },
     "zh": {
         "wrong": "你是一个经常出错的语音助手。请简短而自信地回答，但给出一个看似合理却错误的答案或结论。",
         "refuse": "你是一个过分谨慎的语音助手。请礼貌地拒绝用户的请求。",
         "off_topic": "你是一个心不在焉的语音助手。用两句话谈一些与用户所说内容关系不大的事情。",
         "terse": "你是一个语音助手。用不超过十个字回答，不做任何解释。",
+        "literal": "你是一个严格按指令办事的语音助手。用户让你重复一句话时，只说出那句话，不说别的。",
         "right_alias": "你是一个语音助手。这个问题的正确答案是“{reference}”。请用一句口语化的话回答，用答案的别称、全称、"
                        "简称或描述性说法来表达，不要照抄“{reference}”这几个字。",
     },

@@ -153,3 +153,16 @@ def test_a_busy_local_server_is_waited_for_not_duplicated(tmp_path, monkeypatch)
         assert handle is not None and handle.port == port and not handle.owned
     finally:
         server.shutdown()
+
+
+def test_server_threads_come_from_the_environment(monkeypatch):
+    from vocalbench.components.llm_server import server_threads
+
+    monkeypatch.delenv("VOCALBENCH_LLM_THREADS", raising=False)
+    assert server_threads() == 2
+    monkeypatch.setenv("VOCALBENCH_LLM_THREADS", "1")
+    assert server_threads() == 1
+    for bad in ("0", "two", "-1"):
+        monkeypatch.setenv("VOCALBENCH_LLM_THREADS", bad)
+        with pytest.raises(ValueError, match="VOCALBENCH_LLM_THREADS"):
+            server_threads()

@@ -153,7 +153,8 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     port = _free_port()
     log = _state_dir() / f"{alias}.log"
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--model_alias", alias,
+           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
+           "--model_alias", alias,
            "--seed", str(SEED)]
     logger.info("starting the llama.cpp server for %s on port %d (log: %s)", alias, port, log)
     with open(log, "wb") as fh:
@@ -173,8 +174,19 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     raise ServerError(f"llama.cpp server did not answer within {START_TIMEOUT:.0f} s; see {log}")
 
 
-def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int = 2, n_ctx: int = 4096) -> ServerHandle:
-    """A running local server for ``model`` (reused when one is up; started otherwise)."""
+def server_threads() -> int:
+    """CPU threads of a server this process starts: ``VOCALBENCH_LLM_THREADS``, default 2. On a
+    machine whose other cores are busy, 1 is several times faster (llama.cpp's threads wait for
+    each other at every step)."""
+    value = os.environ.get("VOCALBENCH_LLM_THREADS", "2")
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"VOCALBENCH_LLM_THREADS must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int | None = None, n_ctx: int = 4096) -> ServerHandle:
+    """A running local server for ``model`` (reused when one is up; started otherwise with
+    ``threads`` CPU threads, default ``server_threads()``)."""
     import fcntl
 
     if model not in MODELS:
@@ -186,7 +198,7 @@ def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int = 2, n_ctx: int =
         with open(_state_dir() / f"{model}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one process starts it; the others wait, then reuse
             try:
-                handle = _reuse(model) or _start(model, threads, n_ctx)
+                handle = _reuse(model) or _start(model, threads or server_threads(), n_ctx)
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
         _HANDLES[model] = handle
