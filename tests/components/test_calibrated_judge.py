@@ -154,7 +154,7 @@ async def test_calibrated_judge_asks_each_question_with_one_token_and_maps_with_
     llm = TokenLLM(lp(yes=0.6, no=0.4))
     cache = ResultCache(tmp_path / "c.sqlite")
     strict = Calibration("cal-strict", "tiny", {"reasoning_binary_en": RuleFit("binary", threshold=0.8)})
-    judge = CalibratedJudge(llm, strict, cache=cache)
+    judge = CalibratedJudge(llm, strict, cache=cache, ask_every_check=True)  # as judge-check does
     assert judge.id == "tiny+cal-strict@127.0.0.1"
     fields = {"question": "2+2?", "reference": "4", "reply": "four"}
     v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
@@ -172,6 +172,35 @@ async def test_calibrated_judge_asks_each_question_with_one_token_and_maps_with_
                               cache=cache)
     v2 = await lenient.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
     assert v2.value == 1.0 and v2.trace.cached and len(llm.calls) == 1 + len(BINARY.checks)
+
+
+async def test_a_run_asks_only_the_checks_its_rule_weighs(tmp_path):
+    fields = {"question": "2+2?", "reference": "4", "reply": "four"}
+    n = len(BINARY.checks)
+    assert n >= 2
+    main_only = Calibration("cal-a", "tiny", {"reasoning_binary_en": RuleFit("binary", weights=(1.0,) + (0.0,) * n)})
+    llm = TokenLLM(lp(yes=0.7, no=0.3))
+    v = await CalibratedJudge(llm, main_only, cache=ResultCache(tmp_path / "a.sqlite")).evaluate(
+        BINARY, fields, subset="reasoning", sample_id="r-1")
+    assert len(llm.calls) == 1 and v.value == 1.0
+    assert json.loads(v.trace.raw)["checks"] == [None] * n
+    weights = [1.0] + [0.0] * n
+    weights[2] = 0.5  # the second check only
+    second = Calibration("cal-b", "tiny", {"reasoning_binary_en": RuleFit("binary", weights=tuple(weights),
+                                                                          threshold=0.9)})
+    llm = TokenLLM(lp(yes=0.7, no=0.3))
+    cache = ResultCache(tmp_path / "b.sqlite")
+    v = await CalibratedJudge(llm, second, cache=cache).evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
+    assert len(llm.calls) == 2 and BINARY.checks[1] in llm.calls[1]["messages"][-1]["content"]
+    kept = json.loads(v.trace.raw)["checks"]
+    assert kept[1] == pytest.approx(0.7) and kept[0] is None
+    assert v.value == 1.0  # 0.7 + 0.5 * 0.7 >= 0.9
+    # the partial answer is cached for this rule; a rule weighing another check asks again
+    again = await CalibratedJudge(llm, second, cache=cache).evaluate(BINARY, fields, subset="reasoning",
+                                                                     sample_id="r-1")
+    assert again.trace.cached and len(llm.calls) == 2
+    await CalibratedJudge(llm, main_only, cache=cache).evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
+    assert len(llm.calls) == 3
 
 
 async def test_calibrated_judge_reports_unparseable_once_without_retrying(tmp_path):

@@ -5,7 +5,8 @@ everything and gives every essay a 5. It is a much better *ranker* of focused qu
 each item this judge
 
 1. asks the rubric's own question, then each of the rubric's **checks** (focused yes/no
-   questions such as "Is the advice accurate?"), each time requesting exactly one answer token
+   questions such as "Is the advice accurate?") that the family's rule gives a weight (all of
+   them under ``judge-check``, whose answers fit the rules), each time requesting exactly one answer token
    with its top log-probabilities (llama.cpp returns them; ``max_tokens=1``). One item's questions
    go back to back and share the item as a prompt prefix, which llama.cpp keeps between calls, so
    each further question costs only its own few tokens;
@@ -91,9 +92,11 @@ def read_probabilities(rubric: Rubric, top: dict[str, float] | None, scale: bool
 
 
 def features(raw: dict[str, Any]) -> list[float]:
-    """The rule's inputs from a cached raw answer: the main answer, then each check's p_yes."""
+    """The rule's inputs from a cached raw answer: the main answer, then each check's p_yes (a
+    check that was not asked, because the rule gives it no weight, reads 0)."""
     main = raw["main"]
-    return [float(main.get("p_yes", main.get("expected", 0.0))), *(float(c) for c in raw.get("checks", []))]
+    return [float(main.get("p_yes", main.get("expected", 0.0))),
+            *(0.0 if c is None else float(c) for c in raw.get("checks", []))]
 
 
 @dataclass(frozen=True)
@@ -111,6 +114,10 @@ class RuleFit:
 
     def score(self, feats: list[float]) -> float:
         return self.bias + sum(w * f for w, f in zip(self.weights, feats))
+
+    def checks_used(self, n_checks: int) -> list[int]:
+        """Indices of the checks with a weight (the others need not be asked)."""
+        return [i for i in range(n_checks) if i + 1 < len(self.weights) and self.weights[i + 1] != 0.0]
 
     def apply(self, raw: dict[str, Any], lo: int = 1, hi: int = 5) -> float:
         z = self.score(features(raw))
@@ -162,10 +169,13 @@ def shipped_calibration() -> Calibration:
 class CalibratedJudge(Judge):
     """The judge role answering single tokens; ``id`` is ``model+<calibration version>@host``."""
 
-    def __init__(self, llm: ChatLLM, calibration: Calibration, **opts: Any) -> None:
+    def __init__(self, llm: ChatLLM, calibration: Calibration, *, ask_every_check: bool = False,
+                 **opts: Any) -> None:
         opts.setdefault("max_tokens", 1)
         super().__init__(llm, **opts)
         self.calibration = calibration
+        # a run asks only the checks its rule weighs; judge-check asks all, since a fit needs every feature
+        self.ask_every_check = ask_every_check
         self.id = f"{self.model}+{calibration.version}@{self.host}"
 
     @property
@@ -181,6 +191,19 @@ class CalibratedJudge(Judge):
         for check in rubric.checks:
             out.append([msgs[0], {"role": "user", "content": f"{item}\n\n{check}\n{instruction(rubric, scale=False)}"}])
         return out
+
+    def to_ask(self, rubric: Rubric, questions: list[list[dict[str, str]]]) -> list[int]:
+        """Indices of the questions to send: the main one and the checks the rule weighs, or all
+        of them when asked to, or when every answer is already cached (by judge-check, or a run
+        under an earlier fit)."""
+        every = list(range(len(questions)))
+        if self.ask_every_check:
+            return every
+        used = [0] + [1 + i for i in self.calibration.rule(rubric).checks_used(len(questions) - 1)]
+        if len(used) < len(questions) and self.cache.get_verdict(
+                self.cache_model, self.host, rubric.hash, self.prompt_hash(questions)) is not None:
+            return every
+        return used
 
     def cached_value(self, rubric: Rubric, value: float | None, raw: str) -> float | None:
         return self.calibration.rule(rubric).apply(json.loads(raw), rubric.lo, rubric.hi)
@@ -206,7 +229,9 @@ class CalibratedJudge(Judge):
         endpoint or answer problems (``judge_unavailable``, ``judge_error:*``, ``judge_unparseable``)."""
         from vocalbench.components.llm import is_transient
 
-        questions = self.questions(rubric, fields)
+        every = self.questions(rubric, fields)
+        asked = self.to_ask(rubric, every)
+        questions = [every[k] for k in asked]
         prompt_hash, trace, hit = self.lookup(rubric, questions, subset, sample_id)
         if hit is not None:
             return hit
@@ -232,7 +257,10 @@ class CalibratedJudge(Judge):
                               time.perf_counter() - t0, "judge_unparseable")
                     return Verdict(None, trace(kept), error="judge_unparseable")
                 answers.append(read)
-        raw_obj = {"main": answers[0], "checks": [a["p_yes"] for a in answers[1:]]}
+        checks: list[float | None] = [None] * (len(every) - 1)
+        for k, answer in zip(asked[1:], answers[1:]):
+            checks[k - 1] = answer["p_yes"]
+        raw_obj = {"main": answers[0], "checks": checks}
         raw = json.dumps(raw_obj)
         value = self.calibration.rule(rubric).apply(raw_obj, rubric.lo, rubric.hi)
         self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, raw)

@@ -194,10 +194,15 @@ class Judge:
         """The verdict value of a cache hit."""
         return value
 
+    @staticmethod
+    def prompt_hash(prompt: Any) -> str:
+        """The cache key of what is sent."""
+        return hashlib.sha256(json.dumps(prompt, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
+
     def lookup(self, rubric: Rubric, prompt: Any, subset: str, sample_id: str
                ) -> tuple[str, Callable[..., JudgeTrace], Verdict | None]:
         """(prompt hash, trace maker, the cached verdict or None) for what would be sent."""
-        prompt_hash = hashlib.sha256(json.dumps(prompt, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
+        prompt_hash = self.prompt_hash(prompt)
 
         def trace(raw: str, cached: bool = False) -> JudgeTrace:
             return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)

@@ -117,7 +117,10 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
 # -- running a judge over the set ----------------------------------------------------------------
 async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurrency: int = 2,
                       progress: Callable[[int], None] | None = None) -> list[Outcome]:
-    """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix)."""
+    """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix). A
+    calibrated judge answers every check, since a fit needs every feature."""
+    if hasattr(judge, "ask_every_check"):
+        judge.ask_every_check = True
     order = sorted(range(len(items)), key=lambda i: (items[i].rubric, items[i].id))
     out: list[Outcome | None] = [None] * len(items)
     sem = asyncio.Semaphore(concurrency)
