@@ -387,6 +387,16 @@ class _Run:
         return any_scores
 
 
+def control_completeness(results: dict[str, SubsetResult], name: str) -> None:
+    """A subset compared against an incomplete control (robust against robust_clean with an
+    unscored clean item) is incomplete too: its baseline misses items (docs/scoring.md)."""
+    control = catalog.controls().get(name)
+    row = results.get(name)
+    if row is not None and control in results and not results[control].complete:
+        row.complete = False
+        row.extra = {**(row.extra or {}), "incomplete_control": control}
+
+
 async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
                     progress: bool = True) -> dict[str, Any]:
     """Score what is missing in ``run_dir`` and write ``summary.json``; returns the summary.
@@ -423,6 +433,7 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             if keep is not None:
                 deps[name] = keep
             results[name] = tally.result(deps)
+            control_completeness(results, name)
             if name in timed:
                 results.update(await _acoustic_and_latency(run, name))
 
