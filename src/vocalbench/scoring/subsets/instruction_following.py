@@ -21,8 +21,10 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import (
+    NO_REPLY_AUDIO,
     LanguageScorer,
     failed,
+    imported_without_audio,
     judge,
     meta,
     reply_content,
@@ -176,6 +178,8 @@ class InstructionFollowing(LanguageScorer):
     # -- paralinguistic items ------------------------------------------------------------------
     async def _paralinguistic(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:
         kind = "paralinguistic"
+        if imported_without_audio(reply):
+            return unscored(sample, MAIN, self.ref, NO_REPLY_AUDIO, type=kind)
         reason = system_failure(reply, need_text=True, need_audio=True)
         if reason:
             return failed(sample, MAIN, self.ref, reason, 0.0, type=kind)

@@ -58,6 +58,18 @@ def system_failure(reply: Reply | None, *, need_text: bool = True, need_audio: b
     return None
 
 
+NO_REPLY_AUDIO = "no_reply_audio"
+
+
+def imported_without_audio(reply: Reply | None) -> bool:
+    """An imported reply (or one reused from an imported reply) that carries no audio: there is
+    nothing to measure, which leaves audio metrics unscored; a system that was asked to speak and
+    returned no audio is a system failure instead (docs/scoring.md, "Failures")."""
+    if reply is None or reply.error is not None or reply.audio is not None:
+        return False
+    return reply.source == "imported" or reply.extra.get("reused_source") == "imported"
+
+
 def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: Any) -> Score:
     """A system-failure score with the metric's worst value."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=worst, system_error=reason,
@@ -97,7 +109,7 @@ async def transcript(reply: Reply, ctx: ScoringContext, lang: str | None) -> Con
     if reply.asr_text is not None:
         return Content(text=reply.asr_text)
     if reply.audio is None:
-        return Content(system_error="missing_audio")
+        return Content(unscored=NO_REPLY_AUDIO) if imported_without_audio(reply) else Content(system_error="missing_audio")
     if ctx.transcribe is None:
         return Content(unscored="asr_not_configured")
     try:
