@@ -78,3 +78,25 @@ def test_partial_when_a_term_is_missing_or_incomplete() -> None:
     assert zh_missing["missing"] == ["per"]
     v1_zh = overall_result(VOCALNET2_8B, "v1", lang="zh")
     assert v1_zh["value"] is None and v1_zh["partial"] is None  # v1 is defined for English only
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("knowledge", 720.0, "within 0-100"),  # was accepted: overall 141.42
+    ("safety", 0.915, r"a fraction\? give 91.5"),  # was accepted as 0.0915 points
+    ("creativity", 37.33, "within 1-5"),
+    ("utmos", -1.0, "within 0-5"),
+])
+def test_out_of_range_metrics_are_rejected(key: str, value: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        vocalbench.overall_score({**VOCALNET2_8B, key: value})
+    with pytest.raises(ValueError, match=key):
+        vocalbench.overall_result({key: value})
+
+
+def test_public_partial_overall() -> None:
+    partial = {k: v for k, v in VOCALNET2_8B.items() if k != "empathy"}
+    res = vocalbench.overall_result(partial)
+    assert res["value"] is None and res["missing"] == ["empathy"]
+    assert res["partial"] == {"value": round(76.6342 - 5.28, 3), "max": 90.0}
+    assert vocalbench.overall_result(VOCALNET2_8B)["value"] == pytest.approx(76.634, abs=1e-3)
+    assert vocalbench.overall_result(VOCALNET2_8B, version="v1", lang="zh")["value"] is None
