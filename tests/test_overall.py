@@ -100,3 +100,15 @@ def test_public_partial_overall() -> None:
     assert res["partial"] == {"value": round(76.6342 - 5.28, 3), "max": 90.0}
     assert vocalbench.overall_result(VOCALNET2_8B)["value"] == pytest.approx(76.634, abs=1e-3)
     assert vocalbench.overall_result(VOCALNET2_8B, version="v1", lang="zh")["value"] is None
+
+
+def test_zh_run_with_one_knowledge_set_has_no_partial() -> None:
+    # was "partial 0.00 of 0": the knowledge mean over one of three sets is incomplete, nothing else ran
+    from vocalbench.scoring.base import SubsetResult
+    from vocalbench.scoring.dimensions import compute
+
+    row = SubsetResult(metric="accuracy", value=70.0, n=10, scored=10, unscored=0, system_errors=0, complete=True)
+    dims = compute({"chinese_knowledge": row}, "zh")
+    assert dims.incomplete == {"knowledge"}
+    res = overall_result(dims.values, incomplete=dims.incomplete, lang="zh")
+    assert res["value"] is None and res["partial"] is None and "knowledge" in res["missing"]

@@ -135,7 +135,8 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
     """``summary.json``'s ``overall``: ``{version, value, missing, partial}``.
 
     A term whose metric is absent/null or whose dimension is in ``incomplete`` is missing; then
-    ``value`` is null and ``partial`` is ``{"value": sum of the available terms, "max": their maximum}``.
+    ``value`` is null and ``partial`` is ``{"value": sum of the available terms, "max": their maximum}``
+    (null when no term is available).
     v1 is defined for English only: a zh v1 overall is null with every term missing.
     """
     terms = _terms(version)
@@ -155,6 +156,8 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
     total = sum(t.value(x, version) for t, x in available)
     if not missing:
         return {"version": version, "value": round(total, 3), "missing": [], "partial": None}
+    if not available:  # nothing to add up (a zh run with one knowledge set): no "partial 0 of 0"
+        return {"version": version, "value": None, "missing": missing, "partial": None}
     partial_value, partial_max = total, sum(t.max for t, _ in available)
     return {"version": version, "value": None, "missing": missing,
             "partial": {"value": round(partial_value, 3), "max": round(partial_max, 3)}}
