@@ -118,19 +118,29 @@ async def transcript(reply: Reply, ctx: ScoringContext, lang: str | None) -> Con
         return Content(unscored=exc.reason)
 
 
-async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
-    """v2: the text reply; v1: the ASR transcript of the spoken reply (METRICS.md)."""
-    if ctx.protocol == "v1":
-        reason = system_failure(reply, need_text=False)
-        if reason:
-            return Content(system_error=reason)
-        assert reply is not None
-        return await transcript(reply, ctx, lang if lang is not None else ctx.lang)
+def text_content(reply: Reply | None) -> Content:
+    """The text reply (what v2 judges)."""
     reason = system_failure(reply)
     if reason:
         return Content(system_error=reason)
     assert reply is not None
     return Content(text=reply.text)
+
+
+async def spoken_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
+    """The ASR transcript of the spoken reply (what v1 judges)."""
+    reason = system_failure(reply, need_text=False)
+    if reason:
+        return Content(system_error=reason)
+    assert reply is not None
+    return await transcript(reply, ctx, lang if lang is not None else ctx.lang)
+
+
+async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
+    """v2: the text reply; v1: the ASR transcript of the spoken reply (docs/scoring.md)."""
+    if ctx.protocol == "v1":
+        return await spoken_content(reply, ctx, lang)
+    return text_content(reply)
 
 
 async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rubric_id: str,
