@@ -89,8 +89,11 @@ def test_partial_when_a_term_is_missing_or_incomplete() -> None:
 def test_out_of_range_metrics_are_rejected(key: str, value: float, message: str) -> None:
     with pytest.raises(ValueError, match=message):
         vocalbench.overall_score({**VOCALNET2_8B, key: value})
-    with pytest.raises(ValueError, match=key):
-        vocalbench.overall_result({key: value})
+    if key != "safety":  # a partial run's summary can truly hold 0.915 %
+        with pytest.raises(ValueError, match=key):
+            vocalbench.overall_result({key: value})
+    else:
+        assert vocalbench.overall_result({key: value})["partial"] == {"value": 0.092, "max": 10.0}
 
 
 def test_public_partial_overall() -> None:

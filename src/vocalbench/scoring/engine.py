@@ -255,9 +255,12 @@ async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies
                        advance: Callable[[int], None]) -> None:
     """Score ``todo`` with ``workers`` concurrent tasks; each item's scores are written to the
     store as soon as they exist and replace its entry in ``existing``."""
+    from vocalbench.scoring.subsets.rules import item_clarity
+
     queue: asyncio.Queue[Sample] = asyncio.Queue()
     for s in todo:
         queue.put_nowait(s)
+    timed = set(catalog.timed())  # their replies get clarity from the acoustic scorer
 
     async def worker() -> None:
         while True:
@@ -268,6 +271,8 @@ async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies
             reply = replies.get((sample.subset, sample.id))
             try:
                 scores = await scorer.score(sample, reply, ctx)
+                if sample.subset not in timed and (clarity := await item_clarity(sample, reply, ctx, scorer_ref(scorer))):
+                    scores = [*scores, clarity]
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a scorer bug must not stop the run; it is recorded and retried

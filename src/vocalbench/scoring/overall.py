@@ -64,13 +64,15 @@ class Term:
     def percent(self) -> bool:
         return not self.clarity and (self.lo, self.hi) == (0.0, 100.0)
 
-    def check(self, name: str, x: float) -> None:
-        """A clear error for a metric outside its range (knowledge = 720, safety = 0.915)."""
+    def check(self, name: str, x: float, fractions: bool = False) -> None:
+        """A clear error for a metric outside its range (knowledge = 720); with ``fractions``, also
+        for a % metric in (0, 1], a fraction given for a % (safety = 0.915): the check for complete
+        metric sets handed in by callers (a partial run can truly score 0.9 %)."""
         if self.clarity:
             return  # clarity_points checks the WER/PER itself
         if not self.lo <= x <= self.hi:
             raise ValueError(f"metric '{name}' must be within {self.lo:g}-{self.hi:g}, got {x!r}")
-        if self.percent and 0 < x <= 1:
+        if fractions and self.percent and 0 < x <= 1:
             raise ValueError(f"metric '{name}' is in % (0-100), got {x!r}: a fraction? give {x * 100:g}")
 
     def value(self, x: float, version: str) -> float:
@@ -98,13 +100,13 @@ TERMS: dict[str, tuple[Term, ...]] = {
 ALIASES = {"wer": ("wer", "per"), "empathy": ("empathy", "emotion")}
 
 
-def _lookup(metrics: dict[str, Any], term: Term) -> float | None:
+def _lookup(metrics: dict[str, Any], term: Term, fractions: bool = False) -> float | None:
     for name in ALIASES.get(term.key, (term.key,)):
         v = metrics.get(name)
         if v is not None:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
                 raise ValueError(f"metric '{name}' must be a number, got {v!r}")
-            term.check(name, float(v))
+            term.check(name, float(v), fractions)
             return float(v)
     return None
 
@@ -119,7 +121,7 @@ def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
     """The overall score; raises ``ValueError`` naming every missing metric, or a metric outside
     its range (a fraction where a % is expected)."""
     terms = _terms(version)
-    missing = [t.key for t in terms if _lookup(metrics, t) is None]
+    missing = [t.key for t in terms if _lookup(metrics, t, fractions=True) is None]
     if missing:
         raise ValueError(f"overall {version} needs metric(s) {', '.join(missing)}")
     total = 0.0

@@ -192,6 +192,18 @@ def per_counts(ref_text: str, hyp_text: str, reading: ZhReading = "official") ->
     return edit_distance(ref, hyp), len(ref)
 
 
+def clarity_counts(lang: str, text: str, hyp: str) -> dict[str, int]:
+    """Clarity counts of one reply against its transcript: ``dist`` and ``len`` (en words, zh
+    pinyin syllables under the official number reading), and for zh ``dist_cn2an``/``len_cn2an``
+    under the corrected reading."""
+    if lang == "en":
+        dist, length = wer_counts(text, hyp)
+        return {"dist": dist, "len": length}
+    dist, length = per_counts(text, hyp)
+    dist_c, length_c = per_counts(text, hyp, "cn2an")
+    return {"dist": dist, "len": length, "dist_cn2an": dist_c, "len_cn2an": length_c}
+
+
 def error_rate(counts: tuple[int, int]) -> float:
     """Per-item rate dist/len; an empty reference counts 0.0 as in the official scripts."""
     dist, length = counts

@@ -33,7 +33,7 @@ from vocalbench.scoring.subsets.rules import (
     transcript,
     unscored,
 )
-from vocalbench.scoring.text import en_words, per_counts, pinyin_syllables, wer_counts
+from vocalbench.scoring.text import clarity_counts, en_words, pinyin_syllables
 
 UTMOS, CLARITY = "utmos", "clarity"
 DIST, LEN = "dist", "len"  # details of a clarity score: edit distance and reference length
@@ -43,24 +43,6 @@ DIST_CN2AN, LEN_CN2AN = "dist_cn2an", "len_cn2an"  # zh: the same under the corr
 def clarity_metric(lang: str) -> str:
     """``wer`` for English, ``per`` for Mandarin."""
     return "per" if lang == "zh" else "wer"
-
-
-def clarity_counts(lang: str, text: str, hyp: str) -> dict[str, int]:
-    """``dist`` and ``len`` of one reply (en words, zh pinyin syllables with the official number
-    reading), and for zh ``dist_cn2an``/``len_cn2an`` under the corrected number reading."""
-    if lang == "en":
-        dist, length = wer_counts(text, hyp)
-        return {DIST: dist, LEN: length}
-    dist, length = per_counts(text, hyp)
-    dist_c, length_c = per_counts(text, hyp, "cn2an")
-    return {DIST: dist, LEN: length, DIST_CN2AN: dist_c, LEN_CN2AN: length_c}
-
-
-def clarity_score(sample: Sample, scorer: str, lang: str, text: str, hyp: str) -> Score:
-    """The clarity Score of one reply: value = dist/len × 100 (0 for an empty reference)."""
-    counts = clarity_counts(lang, text, hyp)
-    rate = counts[DIST] / counts[LEN] * 100 if counts[LEN] else 0.0
-    return scored(sample, CLARITY, scorer, rate, **counts, hyp=hyp)
 
 
 class AcousticScorer(ScorerIdentity):
@@ -107,7 +89,9 @@ class AcousticScorer(ScorerIdentity):
                           dist=length, len=length)
         if hyp.unscored or hyp.text is None:
             return unscored(sample, CLARITY, self.ref, hyp.unscored or "no_transcript")
-        return clarity_score(sample, self.ref, self.lang, text, hyp.text)
+        counts = clarity_counts(self.lang, text, hyp.text)
+        rate = counts[DIST] / counts[LEN] * 100 if counts[LEN] else 0.0
+        return scored(sample, CLARITY, self.ref, rate, **counts, hyp=hyp.text)
 
     def tally(self) -> AcousticTally:
         return AcousticTally(self.lang)

@@ -15,6 +15,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.base import ScoringContext, Tally
+from vocalbench.scoring.text import clarity_counts, error_rate
 
 
 class ScorerIdentity:
@@ -159,6 +160,23 @@ async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rub
         s = scored(sample, name, scorer, float(verdict.value), rubric=rubric.ref, **details)
     s.judge = verdict.trace
     return s
+
+
+async def item_clarity(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str) -> Score | None:
+    """Per-item clarity of any spoken reply with a text and a transcript at hand (an imported
+    transcript, or under v1 the transcript its scoring already made), named ``wer``/``per``,
+    value dist/len as a fraction like the official per-item PER. None when there is none (no ASR
+    is run only for this); the set-level WER/PER stays the single-round corpus value."""
+    if reply is None or reply.error is not None or not (reply.text or "").strip():
+        return None
+    if reply.asr_text is None and not (ctx.protocol == "v1" and reply.audio is not None):
+        return None
+    hyp = await transcript(reply, ctx, ctx.lang)
+    if hyp.text is None:
+        return None
+    counts = clarity_counts(ctx.lang, reply.text or "", hyp.text)
+    return scored(sample, "per" if ctx.lang == "zh" else "wer", scorer, error_rate((counts["dist"], counts["len"])),
+                  **counts, hyp=hyp.text)
 
 
 def history_text(sample: Sample) -> str:
