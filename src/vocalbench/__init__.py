@@ -10,7 +10,7 @@ __all__ = ["__version__", "overall_result", "overall_score"]
 
 
 def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
-    """The 0-100 overall score from dimension metrics (see METRICS.md); lazy import keeps start-up light."""
+    """The 0-100 overall score from dimension metrics (see docs/scoring.md); lazy import keeps start-up light."""
     from vocalbench.scoring.overall import overall_score as _overall
 
     return _overall(metrics, version=version)

@@ -1,4 +1,4 @@
-"""The 0-100 overall score (METRICS.md), v2 and legacy v1, with the missing/partial logic.
+"""The 0-100 overall score (docs/scoring.md), v2 and legacy v1, with the missing/partial logic.
 
 Metric keys are those of ``summary.json``'s ``dimensions``: knowledge, reasoning, creativity,
 single_round, instruction_following, empathy, safety, robust, utmos and wer (zh may pass ``per``).

@@ -1,4 +1,4 @@
-"""Text normalisers and error counts used by the scorers (docs/scoring.md, "Clarity").
+"""Text normalisers and error counts used by the scorers (docs/scoring.md, "Acoustic quality").
 
 English: the official pre-cleaning, Whisper's English normaliser exactly as the official scoring
 runs it, the ordinal rule for ASR transcripts, word edit distance with jiwer. Mandarin: Arabic

@@ -1,6 +1,6 @@
 """What subset scorers are built from: their identity, the failure rules, reply content, judge calls.
 
-Failure rules (METRICS.md): a **system failure** (no reply, reply error, empty text, missing
+Failure rules (docs/scoring.md): a **system failure** (no reply, reply error, empty text, missing
 audio where audio is needed) gives ``Score(system_error=reason, value=<worst>)`` and the item
 counts; an **evaluator failure** gives ``Score(unscored=reason, value=None)`` and the item is
 excluded and the subset marked incomplete. Aggregation lives in :mod:`vocalbench.scoring.tally`.
