@@ -102,3 +102,21 @@ async def test_imported_text_without_audio_leaves_acoustics_unscored() -> None:
     # a system asked to speak that returned no audio is a system failure with the worst value
     generated = one(await ac.score(items[0], reply(items[0], "hello there", audio=False), c), "clarity")
     assert generated.system_error == "missing_audio" and generated.value == 100.0
+
+
+async def test_item_clarity_wherever_a_transcript_is_at_hand() -> None:
+    from vocalbench.scoring.subsets.rules import item_clarity
+
+    s = samples("zh", "chinese_knowledge")[0]
+    asr = {r["Qid"]: r for r in outputs("zh/outputs/qwen3-omni/json_asr/chinese_knowledge.json")}[s.id]
+    imported = reply(s, asr["Response"], audio=False, asr=asr["Response_hyp"])
+    per = await item_clarity(s, imported, ctx("zh"), "knowledge_zh.v2@1")
+    assert per is not None and per.name == "per" and round(per.value, 6) == 0.016949  # official per-item PER
+    assert (per.details["dist"], per.details["len"]) == (4, 236) and per.details["hyp"] == asr["Response_hyp"]
+    heard = ctx("zh", transcribe=lambda r, lang: const(asr["Response_hyp"])())
+    spoken = reply(s, asr["Response"])
+    assert await item_clarity(s, spoken, heard, "x@1") is None  # v2: no ASR run only for clarity
+    v1 = await item_clarity(s, spoken, ctx("zh", "v1", transcribe=heard.transcribe), "x@1")
+    assert v1 is not None and v1.value == per.value
+    assert await item_clarity(s, reply(s, None, asr="x"), ctx("zh"), "x@1") is None  # no text
+    assert await item_clarity(s, reply(s, "文字", error="timeout", asr="x"), ctx("zh"), "x@1") is None
