@@ -7,7 +7,7 @@ import pytest
 from subset_doubles import ScriptedJudge, aggregate, by_reply, const, ctx, no, one, raising, reply, samples, yes
 
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.records import AudioRef, Sample
+from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.scoring.subsets.instruction_following import (
     CRITERIA,
     InstructionFollowing,
@@ -205,3 +205,19 @@ async def test_v1_as_the_official_v1_code() -> None:
     angry = const({**EMO, "angry": 0.9, "sad": 0.1})
     emo = one(await f.score(e, reply(e, _sentence(e), asr="x"), ctx("en", "v1", judge=judge, emotion=angry)))
     assert emo.value == 1.0 and "content" not in emo.details["checks"] and len(judge.calls) == calls + 1
+
+
+async def test_imported_replies_without_audio() -> None:
+    items = samples("en", "instruction_following")
+    judge = ScriptedJudge(lambda rid, f: yes())
+    f, c = InstructionFollowing("en"), ctx("en", judge=judge)
+
+    def imported(i: int, asr: str | None) -> Reply:
+        return reply(items[i], _sentence(items[i]), audio=False, asr=asr).model_copy(update={"source": "imported"})
+
+    # a plain repeat with an imported transcript needs no audio; emotion or speed items do
+    assert one(await f.score(items[1], imported(1, _sentence(items[1])), c)).value == 1.0
+    assert one(await f.score(items[1], imported(1, None), c)).unscored == "no_reply_audio"
+    assert one(await f.score(items[50], imported(50, _sentence(items[50])), c)).unscored == "no_reply_audio"
+    # generated replies without audio stay system failures
+    assert one(await f.score(items[1], reply(items[1], "x", audio=False), c)).system_error == "missing_audio"

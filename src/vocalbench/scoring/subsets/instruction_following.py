@@ -190,7 +190,9 @@ class InstructionFollowing(LanguageScorer):
         kind = "paralinguistic"
         wants_emotion, wants_speed = paralinguistic_kind(sample.index)
         v1 = ctx.protocol == "v1"
-        needs_audio = not v1 or wants_emotion or wants_speed  # v1 plain repeats check the text only
+        # emotion and speed need the audio; the v2 match needs a transcript (imported, or from the
+        # audio); v1 plain repeats check the text only
+        needs_audio = wants_emotion or wants_speed or (not v1 and (reply is None or reply.asr_text is None))
         if needs_audio and imported_without_audio(reply):
             return unscored(sample, MAIN, self.ref, NO_REPLY_AUDIO, type=kind)
         reason = system_failure(reply, need_text=True, need_audio=needs_audio)
