@@ -78,3 +78,40 @@ def test_partial_when_a_term_is_missing_or_incomplete() -> None:
     assert zh_missing["missing"] == ["per"]
     v1_zh = overall_result(VOCALNET2_8B, "v1", lang="zh")
     assert v1_zh["value"] is None and v1_zh["partial"] is None  # v1 is defined for English only
+
+
+@pytest.mark.parametrize(("key", "value", "message"), [
+    ("knowledge", 720.0, "within 0-100"),  # was accepted: overall 141.42
+    ("safety", 0.915, r"a fraction\? give 91.5"),  # was accepted as 0.0915 points
+    ("creativity", 37.33, "within 1-5"),
+    ("utmos", -1.0, "within 0-5"),
+])
+def test_out_of_range_metrics_are_rejected(key: str, value: float, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        vocalbench.overall_score({**VOCALNET2_8B, key: value})
+    if key != "safety":  # a partial run's summary can truly hold 0.915 %
+        with pytest.raises(ValueError, match=key):
+            vocalbench.overall_result({key: value})
+    else:
+        assert vocalbench.overall_result({key: value})["partial"] == {"value": 0.092, "max": 10.0}
+
+
+def test_public_partial_overall() -> None:
+    partial = {k: v for k, v in VOCALNET2_8B.items() if k != "empathy"}
+    res = vocalbench.overall_result(partial)
+    assert res["value"] is None and res["missing"] == ["empathy"]
+    assert res["partial"] == {"value": round(76.6342 - 5.28, 3), "max": 90.0}
+    assert vocalbench.overall_result(VOCALNET2_8B)["value"] == pytest.approx(76.634, abs=1e-3)
+    assert vocalbench.overall_result(VOCALNET2_8B, version="v1", lang="zh")["value"] is None
+
+
+def test_zh_run_with_one_knowledge_set_has_no_partial() -> None:
+    # was "partial 0.00 of 0": the knowledge mean over one of three sets is incomplete, nothing else ran
+    from vocalbench.scoring.base import SubsetResult
+    from vocalbench.scoring.dimensions import compute
+
+    row = SubsetResult(metric="accuracy", value=70.0, n=10, scored=10, unscored=0, system_errors=0, complete=True)
+    dims = compute({"chinese_knowledge": row}, "zh")
+    assert dims.incomplete == {"knowledge"}
+    res = overall_result(dims.values, incomplete=dims.incomplete, lang="zh")
+    assert res["value"] is None and res["partial"] is None and "knowledge" in res["missing"]

@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "score": ("score", "(re)score a run folder; only missing work is done"),
     "import": ("import_outputs", "import precomputed outputs (official layout or our JSONL)"),
     "report": ("report", "write leaderboard, plots and the per-sample viewer"),
+    "export": ("export", "per-item results of a run as JSONL or CSV"),
     "compare": ("compare", "paired bootstrap comparison of two runs"),
     "build": ("build", "construction pipeline: text items -> verified spoken test set"),
     "agreement": ("agreement", "judge vs human agreement statistics"),

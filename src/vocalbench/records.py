@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Lang = Literal["en", "zh"]
 # The five emotion labels of the release (Question_emo, the order of an emotion item's Score list)
-# and of the emotion classifiers' distributions (METRICS.md).
+# and of the emotion classifiers' distributions (docs/scoring.md).
 EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
 
 

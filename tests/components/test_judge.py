@@ -29,7 +29,14 @@ BINARY = Rubric(id="t_binary", version="1", kind="binary", system="Is the answer
     ('{"reason": "x", "score": 4', 4),  # truncated JSON still names its score
     ("评分：5", 5),
     ("3", 3),
+    ("回应清晰可操作。得分：[4]", 4),
+    ("Clear steps. [3] ... a later [5]", 3),  # the first score, as the official scripts
+    ("Score: 2. On reflection, Score: 4", 2),
+    # free text: the first integer 1-5 (official); numbers outside the scale and decimals skipped
+    ("The reply lists 12 tips; I would give it 4 out of 5.", 4),
+    ("Rated 3.5, so overall 2", 2),
     ('{"reason": "too high", "score": 9}', None),
+    ("It mentions 1990 and 2024.", None),
     ("I cannot decide.", None),
     ("asdf qwer zxcv", None),
     ("", None),

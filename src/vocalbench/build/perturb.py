@@ -1,4 +1,4 @@
-"""Robustness perturbations: the 36 conditions of the robust subset (METRICS.md definitions).
+"""Robustness perturbations: the 36 conditions of the robust subset (docs/scoring.md, "Robustness").
 
 Every transform is a pure function of (samples, sample rate, a seeded generator), so the same
 seed gives the same bytes. ``perturb_robust`` turns a folder's ``robust_clean`` queries into

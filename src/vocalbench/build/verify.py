@@ -37,7 +37,8 @@ def _simplified(text: str) -> str:
 
 
 def zh_chars(text: str) -> list[str]:
-    return list(normalize_zh(_simplified(text)))
+    """Han characters, numbers read the correct way (15 -> 十五, as an ASR writes them out)."""
+    return list(normalize_zh(_simplified(text), "cn2an"))
 
 
 def _toneless(chars: list[str]) -> list[str]:

@@ -87,7 +87,7 @@ class EmotionClassifier(Protocol):
     id: str
 
     def classify(self, paths: Sequence[str | Path]) -> list[dict[str, float] | ComponentError]:
-        """Distribution over EMOTIONS_5, renormalised to sum 1 (METRICS.md)."""
+        """Distribution over EMOTIONS_5, renormalised to sum 1 (docs/scoring.md)."""
         ...
 
 

@@ -27,7 +27,7 @@ WORKER = Path(__file__).with_name("emotion_worker.py")
 
 
 def nine_to_five(probs: Sequence[float]) -> dict[str, float]:
-    """emotion2vec's 9-class probabilities -> the 5-class distribution of METRICS.md.
+    """emotion2vec's 9-class probabilities -> the 5-class distribution of docs/scoring.md.
 
     Keeps angry 0, happy 3, neutral 4, sad 6, surprised 7 and renormalises them to sum 1.
     """

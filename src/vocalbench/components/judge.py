@@ -30,9 +30,10 @@ from vocalbench.records import JudgeTrace
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _SCALE_PATTERNS = (
-    re.compile(r"\[\[\s*(-?\d+(?:\.\d+)?)\s*\]\]"),
-    re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"']?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE),
+    re.compile(r"\[\[?\s*(-?\d+(?:\.\d+)?)\s*\]\]?"),  # [[4]], and the official prompts' [4]
+    re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"'\[]?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE),
 )
+_INTEGER = re.compile(r"(?<![\d.])\d+(?![\d.]*\d)")
 _BINARY_PATTERNS = (
     re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.IGNORECASE),
     re.compile(r"[\"']?(?:verdict|answer|judgement|judgment|decision|result)[\"']?\s*[:：=]\s*[\"']?\s*(yes|no)\b",
@@ -83,8 +84,15 @@ def parse_scale(raw: str, lo: int, hi: int) -> float | None:
     for pattern in _SCALE_PATTERNS:
         found = pattern.findall(raw)
         if found:
-            return ok(float(found[-1]))
-    return ok(_number(raw.strip().strip(".")))
+            return ok(float(found[0]))
+    whole = _number(raw.strip().strip("."))
+    if whole is not None:
+        return ok(whole)
+    # free text: the first integer within lo..hi, as the official scripts read a score
+    for m in _INTEGER.finditer(raw):
+        if lo <= int(m.group(0)) <= hi:
+            return float(m.group(0))
+    return None
 
 
 def _yes_no(v: Any) -> bool | None:

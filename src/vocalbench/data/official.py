@@ -53,7 +53,7 @@ def _required(subset: str) -> tuple[str, ...]:
 
 
 # The robust subset's condition families, and the six ``family/level`` conditions whose preserve
-# rates make Robust PR (METRICS.md); the scorer and the perturbation builder both read these.
+# rates make Robust PR (docs/scoring.md); the scorer and the perturbation builder both read these.
 ROBUST_FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
 ROBUST_HEADLINE = (
     "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30",

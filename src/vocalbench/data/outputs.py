@@ -2,7 +2,7 @@
 
 ``official_replies`` reads ``OUTPUTS/json/<subset>.json`` (JSON list or JSONL of
 ``{question_id|Qid, prediction|Response}``), ``json_asr/`` transcripts and ``wav/`` audio with the
-quirks of real releases (``json/instruction.json``, ``chat-NNN`` ids mapped by index, the outputs'
+quirks of real releases (``json/instruction.json``, pre-rename ``chat-NNN`` ids mapped by number, the outputs'
 own ``answer`` fields ignored); ``jsonl_replies`` reads this project's JSONL (see
 ``vocalbench import --help``). Both turn records into :class:`~vocalbench.records.Reply` objects
 for the given samples; storing them in a run is :mod:`vocalbench.runner.imports`.
@@ -23,7 +23,9 @@ ID_KEYS = ("question_id", "Qid", "qid", "id")
 TEXT_KEYS = ("prediction", "Response", "response", "text")
 ASR_KEYS = ("asr_pred", "Response_hyp", "asr_text", "hyp")
 FILE_ALIASES = {"instruction_following": ("instruction_following", "instruction")}
-_TRAILING = re.compile(r"(\d+)$")
+# ids of a subset before a rename, mapped onto its items by their number: ``chat-007`` -> ``single_round-007``
+LEGACY_ID_PREFIXES = {"single_round": ("chat",)}
+_LEGACY_ID = re.compile(r"^(.+?)-(\d+)$")
 
 
 class OutputFileError(ValueError):
@@ -77,17 +79,19 @@ class ImportStats:
 
 
 class _IdMap:
-    """Output id -> sample: exact Qid, else the sample at the id's trailing number (chat-NNN)."""
+    """Output id -> sample: the exact Qid, else, for a subset's pre-rename ids only (``chat-NNN``
+    of single_round), the sample at that number. Any other id matches nothing (it is reported)."""
 
-    def __init__(self, samples: list[Sample]) -> None:
+    def __init__(self, subset: str, samples: list[Sample]) -> None:
+        self.legacy = LEGACY_ID_PREFIXES.get(subset, ())
         self.by_id = {s.id: s for s in samples}
         self.by_index = {s.index: s for s in samples}
 
     def get(self, oid: str) -> Sample | None:
         if oid in self.by_id:
             return self.by_id[oid]
-        m = _TRAILING.search(oid)
-        return self.by_index.get(int(m.group(1))) if m else None
+        m = _LEGACY_ID.match(oid)
+        return self.by_index.get(int(m.group(2))) if m and m.group(1) in self.legacy else None
 
 
 def _find_file(folder: Path, subset: str) -> Path | None:
@@ -122,18 +126,22 @@ def official_replies(outputs: Path, subset: str, samples: list[Sample], stats: I
             oid, hyp = _first(rec, ID_KEYS), _first(rec, ASR_KEYS)
             if oid is not None and isinstance(hyp, str):
                 asr[str(oid)] = hyp
-    ids = _IdMap(samples)
+    ids = _IdMap(subset, samples)
     got: dict[str, Reply] = {}
-    unknown = 0
-    for i, rec in enumerate(records):
-        oid = _first(rec, ID_KEYS)
+    unknown: list[str] = []
+    numbered = [(i, rec, None if (oid := _first(rec, ID_KEYS)) is None else str(oid)) for i, rec in enumerate(records)]
+    exact = {oid for _, _, oid in numbered if oid in ids.by_id}
+    for i, rec, oid in numbered:
         if oid is None:
             stats.warnings.append(f"{path}: record {i + 1} has no id ({'/'.join(ID_KEYS)}); skipped")
             continue
-        oid = str(oid)
         sample = ids.get(oid)
         if sample is None:
-            unknown += 1
+            unknown.append(oid)
+            continue
+        if oid != sample.id and sample.id in exact:  # an exact id wins over a mapped one
+            stats.warnings.append(f"{path}: {oid} (record {i + 1}) maps onto {sample.id}, which has its own "
+                                  "output; skipped")
             continue
         if sample.id in got:
             stats.warnings.append(f"{path}: duplicate output for {sample.id} (record {i + 1}); the last one is kept")
@@ -151,7 +159,9 @@ def official_replies(outputs: Path, subset: str, samples: list[Sample], stats: I
                                audio=AudioRef(path=str(audio)) if audio else None, error=error,
                                source="imported", asr_text=hyp, extra=extra)
     if unknown:
-        stats.warnings.append(f"{path}: {unknown} output record(s) match no {subset} item of the data; skipped")
+        shown = ", ".join(unknown[:5]) + (f" and {len(unknown) - 5} more" if len(unknown) > 5 else "")
+        stats.warnings.append(f"{path}: {len(unknown)} output record(s) match no {subset} item of the data "
+                              f"({shown}); skipped")
     return _complete(subset, samples, got, path)
 
 

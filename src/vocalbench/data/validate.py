@@ -2,7 +2,7 @@
 
 Errors: malformed JSON, a file that is not a list, an unknown subset file, duplicate Qids,
 missing required fields, wrong types, and (unless metadata-only) missing or unreadable audio.
-The optional/null fields METRICS.md lists (zh cs_knowledge ``Question_zh``, instruction
+The optional/null fields docs/scoring.md lists (zh cs_knowledge ``Question_zh``, instruction
 ``Sub-category``, en emotion ``Prompt_prob``, en instruction ``Answer``) are not errors.
 Warnings: an official subset whose size differs from the release (fine for our own sets).
 """

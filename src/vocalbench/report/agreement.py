@@ -2,7 +2,7 @@
 
 Pure functions (numpy/scipy): :func:`cohen_kappa` and :func:`spearman` (from scoring.stats), :func:`fleiss_kappa`,
 :func:`krippendorff_alpha` (nominal and interval), and the paper's
-:func:`pairwise_match_rates` (consistency rate, majority match, any match; METRICS.md).
+:func:`pairwise_match_rates` (consistency rate, majority match, any match; docs/scoring.md).
 :func:`read_human_csv` imports ratings; :func:`human_agreement` and :func:`judge_swap` build the
 per-subset reports of ``vocalbench agreement``.
 

@@ -214,7 +214,7 @@ def robustness_chart(runs: list[RunData], path: Path, title: str) -> Path | None
 
 def latency_values(run: RunData) -> tuple[list[float], list[float]]:
     """(FCL ms, RTF) of the run's successful single_round replies that carry harness timings
-    (latency is measured on single_round, METRICS.md)."""
+    (latency is measured on single_round, docs/scoring.md)."""
     fcl, rtf = [], []
     for (subset, _), r in run.replies.items():
         if subset != "single_round" or r.failed or r.timings is None:

@@ -157,7 +157,8 @@ def reuse_reply(sample: Sample, index: dict[str, tuple[str, Reply]]) -> Reply | 
     if hit is None:
         return None
     sid, r = hit
-    return r.model_copy(update={"subset": sample.subset, "sample_id": sample.id, "source": f"reused:{r.subset}/{sid}"})
+    return r.model_copy(update={"subset": sample.subset, "sample_id": sample.id, "source": f"reused:{r.subset}/{sid}",
+                                "extra": {**r.extra, "reused_source": r.source}})
 
 
 def reply_index(store: RunStore, subset: str) -> dict[str, tuple[str, Reply]]:

@@ -255,9 +255,12 @@ async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies
                        advance: Callable[[int], None]) -> None:
     """Score ``todo`` with ``workers`` concurrent tasks; each item's scores are written to the
     store as soon as they exist and replace its entry in ``existing``."""
+    from vocalbench.scoring.subsets.rules import item_clarity
+
     queue: asyncio.Queue[Sample] = asyncio.Queue()
     for s in todo:
         queue.put_nowait(s)
+    timed = set(catalog.timed())  # their replies get clarity from the acoustic scorer
 
     async def worker() -> None:
         while True:
@@ -268,6 +271,8 @@ async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies
             reply = replies.get((sample.subset, sample.id))
             try:
                 scores = await scorer.score(sample, reply, ctx)
+                if sample.subset not in timed and (clarity := await item_clarity(sample, reply, ctx, scorer_ref(scorer))):
+                    scores = [*scores, clarity]
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # a scorer bug must not stop the run; it is recorded and retried
@@ -387,6 +392,16 @@ class _Run:
         return any_scores
 
 
+def control_completeness(results: dict[str, SubsetResult], name: str) -> None:
+    """A subset compared against an incomplete control (robust against robust_clean with an
+    unscored clean item) is incomplete too: its baseline misses items (docs/scoring.md)."""
+    control = catalog.controls().get(name)
+    row = results.get(name)
+    if row is not None and control in results and not results[control].complete:
+        row.complete = False
+        row.extra = {**(row.extra or {}), "incomplete_control": control}
+
+
 async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
                     progress: bool = True) -> dict[str, Any]:
     """Score what is missing in ``run_dir`` and write ``summary.json``; returns the summary.
@@ -423,6 +438,7 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             if keep is not None:
                 deps[name] = keep
             results[name] = tally.result(deps)
+            control_completeness(results, name)
             if name in timed:
                 results.update(await _acoustic_and_latency(run, name))
 

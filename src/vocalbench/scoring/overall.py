@@ -1,4 +1,4 @@
-"""The 0-100 overall score (METRICS.md), v2 and legacy v1, with the missing/partial logic.
+"""The 0-100 overall score (docs/scoring.md), v2 and legacy v1, with the missing/partial logic.
 
 Metric keys are those of ``summary.json``'s ``dimensions``: knowledge, reasoning, creativity,
 single_round, instruction_following, empathy, safety, robust, utmos and wer (zh may pass ``per``).
@@ -50,12 +50,30 @@ def clarity_points_of(rate: Any, version: str = "v2") -> np.ndarray:
 
 @dataclass(frozen=True)
 class Term:
-    """One addend of the overall: the metric key it reads, how it maps, and its maximum."""
+    """One addend of the overall: the metric key it reads, how it maps, its maximum, and the range
+    its metric must lie in (``percent``: 0-100, where a value in (0, 1] is taken for a fraction)."""
 
     key: str
     weight: float
     max: float
     clarity: bool = False
+    lo: float = 0.0
+    hi: float = 100.0
+
+    @property
+    def percent(self) -> bool:
+        return not self.clarity and (self.lo, self.hi) == (0.0, 100.0)
+
+    def check(self, name: str, x: float, fractions: bool = False) -> None:
+        """A clear error for a metric outside its range (knowledge = 720); with ``fractions``, also
+        for a % metric in (0, 1], a fraction given for a % (safety = 0.915): the check for complete
+        metric sets handed in by callers (a partial run can truly score 0.9 %)."""
+        if self.clarity:
+            return  # clarity_points checks the WER/PER itself
+        if not self.lo <= x <= self.hi:
+            raise ValueError(f"metric '{name}' must be within {self.lo:g}-{self.hi:g}, got {x!r}")
+        if fractions and self.percent and 0 < x <= 1:
+            raise ValueError(f"metric '{name}' is in % (0-100), got {x!r}: a fraction? give {x * 100:g}")
 
     def value(self, x: float, version: str) -> float:
         return float(clarity_points(x, version)) if self.clarity else self.weight * float(x)
@@ -67,27 +85,28 @@ class Term:
 
 TERMS: dict[str, tuple[Term, ...]] = {
     "v2": (
-        Term("knowledge", 0.1, 10), Term("reasoning", 0.1, 10), Term("creativity", 2, 10),
-        Term("utmos", 1, 5), Term("wer", 1, 10, clarity=True), Term("single_round", 2, 10),
+        Term("knowledge", 0.1, 10), Term("reasoning", 0.1, 10), Term("creativity", 2, 10, lo=1, hi=5),
+        Term("utmos", 1, 5, lo=0, hi=5), Term("wer", 1, 10, clarity=True), Term("single_round", 2, 10, lo=1, hi=5),
         Term("instruction_following", 0.1, 10), Term("empathy", 0.1, 10), Term("safety", 0.1, 10),
         Term("robust", 0.15, 15),
     ),
     "v1": (
-        Term("knowledge", 0.1, 10), Term("reasoning", 2, 10), Term("creativity", 2, 10),
-        Term("wer", 1, 10, clarity=True), Term("utmos", 1, 5), Term("single_round", 2, 10),
-        Term("instruction_following", 0.1, 10), Term("empathy", 1, 10), Term("safety", 0.1, 10),
+        Term("knowledge", 0.1, 10), Term("reasoning", 2, 10, lo=1, hi=5), Term("creativity", 2, 10, lo=1, hi=5),
+        Term("wer", 1, 10, clarity=True), Term("utmos", 1, 5, lo=0, hi=5), Term("single_round", 2, 10, lo=1, hi=5),
+        Term("instruction_following", 0.1, 10), Term("empathy", 1, 10, lo=2, hi=10), Term("safety", 0.1, 10),
         Term("robust", 0.15, 15),
     ),
 }
 ALIASES = {"wer": ("wer", "per"), "empathy": ("empathy", "emotion")}
 
 
-def _lookup(metrics: dict[str, Any], key: str) -> float | None:
-    for name in ALIASES.get(key, (key,)):
+def _lookup(metrics: dict[str, Any], term: Term, fractions: bool = False) -> float | None:
+    for name in ALIASES.get(term.key, (term.key,)):
         v = metrics.get(name)
         if v is not None:
             if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(float(v)):
                 raise ValueError(f"metric '{name}' must be a number, got {v!r}")
+            term.check(name, float(v), fractions)
             return float(v)
     return None
 
@@ -99,14 +118,15 @@ def _terms(version: str) -> tuple[Term, ...]:
 
 
 def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
-    """The overall score; raises ``ValueError`` naming every missing metric."""
+    """The overall score; raises ``ValueError`` naming every missing metric, or a metric outside
+    its range (a fraction where a % is expected)."""
     terms = _terms(version)
-    missing = [t.key for t in terms if _lookup(metrics, t.key) is None]
+    missing = [t.key for t in terms if _lookup(metrics, t, fractions=True) is None]
     if missing:
         raise ValueError(f"overall {version} needs metric(s) {', '.join(missing)}")
     total = 0.0
     for t in terms:
-        x = _lookup(metrics, t.key)
+        x = _lookup(metrics, t)
         assert x is not None
         total += t.value(x, version)
     return total
@@ -117,7 +137,8 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
     """``summary.json``'s ``overall``: ``{version, value, missing, partial}``.
 
     A term whose metric is absent/null or whose dimension is in ``incomplete`` is missing; then
-    ``value`` is null and ``partial`` is ``{"value": sum of the available terms, "max": their maximum}``.
+    ``value`` is null and ``partial`` is ``{"value": sum of the available terms, "max": their maximum}``
+    (null when no term is available).
     v1 is defined for English only: a zh v1 overall is null with every term missing.
     """
     terms = _terms(version)
@@ -128,7 +149,7 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
     missing: list[str] = []
     available: list[tuple[Term, float]] = []
     for t in terms:
-        x = _lookup(metrics, t.key)
+        x = _lookup(metrics, t)
         name = clarity_key if t.key == "wer" else t.key
         if x is None or t.key in incomplete or name in incomplete:
             missing.append(name)
@@ -137,6 +158,8 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
     total = sum(t.value(x, version) for t, x in available)
     if not missing:
         return {"version": version, "value": round(total, 3), "missing": [], "partial": None}
+    if not available:  # nothing to add up (a zh run with one knowledge set): no "partial 0 of 0"
+        return {"version": version, "value": None, "missing": missing, "partial": None}
     partial_value, partial_max = total, sum(t.max for t, _ in available)
     return {"version": version, "value": None, "missing": missing,
             "partial": {"value": round(partial_value, 3), "max": round(partial_max, 3)}}

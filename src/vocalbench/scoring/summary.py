@@ -104,7 +104,7 @@ def subset_row(r: SubsetResult) -> dict[str, Any]:
 
 
 def is_paper(kind: str, spec: str) -> bool:
-    """Whether a component SPEC is the paper's model (see METRICS.md, "paper" profile)."""
+    """Whether a component SPEC is the paper's model (see docs/scoring.md, "paper" profile)."""
     spec = spec.strip()
     if kind == "judge":
         return spec.startswith("openai:") and spec[len("openai:"):].split("@", 1)[0] == PAPER_JUDGE_MODEL

@@ -6,7 +6,7 @@ import pytest
 from subset_doubles import const, ctx, one, outputs, raising, reply, samples
 
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.records import Reply, Timings
+from vocalbench.records import ErrorInfo, Reply, Timings
 from vocalbench.scoring.subsets import AcousticScorer, aggregate_acoustic, aggregate_latency
 
 
@@ -45,6 +45,7 @@ async def test_zh_per_on_official_outputs_and_unscored() -> None:
     dist = sum(x.details["dist"] for x in scores if x.name == "clarity")
     length = sum(x.details["len"] for x in scores if x.name == "clarity")
     assert res["per"].value == round(dist / length * 100, 4) and res["per"].metric == "per"
+    assert res["per"].value == 2.8678 and res["per"].extra["per_cn2an"] == 2.8678  # no number read differently
     assert res["utmos"].value is None and res["utmos"].unscored == len(asr) and not res["utmos"].complete
     assert res["utmos"].unscored_reasons == {"mos_unavailable": len(asr)}
 
@@ -77,3 +78,45 @@ def test_latency_medians_and_exclusions() -> None:
     assert fcl.ci95 is not None and fcl.ci95[0] <= fcl.value <= fcl.ci95[1]
     empty = aggregate_latency([_reply(0, None, None, None, timed=False)])
     assert empty["fcl_ms"].value is None and empty["rtf"].value is None
+
+
+async def test_imported_text_without_audio_leaves_acoustics_unscored() -> None:
+    # the llama-omni single_round outputs: text, no wav, no transcript; 190 of 200 outputs missing
+    items = samples("en", "single_round")
+    texts = {r["question_id"]: r["prediction"] for r in outputs("en/outputs/llama-omni/json/single_round.json")}
+    ac, c = AcousticScorer("en"), ctx("en", mos=const(4.0))
+    scores = []
+    for i, s in enumerate(items):
+        text = texts.get(f"chat-{i:03d}")
+        if i < 10 and text is not None:
+            r = reply(s, text, audio=False).model_copy(update={"source": "imported"})
+        else:
+            r = Reply(subset=s.subset, sample_id=s.id, source="imported", error=ErrorInfo(type="missing_reply"))
+        scores += await ac.score(s, r, c)
+    res = aggregate_acoustic(scores, "en")
+    # was: WER 100.0 complete (every word "deleted"), UTMOS of no replies
+    assert res["wer"].value is None and not res["wer"].complete
+    assert res["wer"].unscored_reasons == {"no_reply_audio": 10, "no_reply_text": 190}
+    assert res["utmos"].value is None and not res["utmos"].complete
+    assert res["utmos"].unscored_reasons == {"no_reply_audio": 10} and res["utmos"].system_errors == 190
+    # a system asked to speak that returned no audio is a system failure with the worst value
+    generated = one(await ac.score(items[0], reply(items[0], "hello there", audio=False), c), "clarity")
+    assert generated.system_error == "missing_audio" and generated.value == 100.0
+
+
+async def test_item_clarity_wherever_a_transcript_is_at_hand() -> None:
+    from vocalbench.scoring.subsets.rules import item_clarity
+
+    s = samples("zh", "chinese_knowledge")[0]
+    asr = {r["Qid"]: r for r in outputs("zh/outputs/qwen3-omni/json_asr/chinese_knowledge.json")}[s.id]
+    imported = reply(s, asr["Response"], audio=False, asr=asr["Response_hyp"])
+    per = await item_clarity(s, imported, ctx("zh"), "knowledge_zh.v2@1")
+    assert per is not None and per.name == "per" and round(per.value, 6) == 0.016949  # official per-item PER
+    assert (per.details["dist"], per.details["len"]) == (4, 236) and per.details["hyp"] == asr["Response_hyp"]
+    heard = ctx("zh", transcribe=lambda r, lang: const(asr["Response_hyp"])())
+    spoken = reply(s, asr["Response"])
+    assert await item_clarity(s, spoken, heard, "x@1") is None  # v2: no ASR run only for clarity
+    v1 = await item_clarity(s, spoken, ctx("zh", "v1", transcribe=heard.transcribe), "x@1")
+    assert v1 is not None and v1.value == per.value
+    assert await item_clarity(s, reply(s, None, asr="x"), ctx("zh"), "x@1") is None  # no text
+    assert await item_clarity(s, reply(s, "文字", error="timeout", asr="x"), ctx("zh"), "x@1") is None

@@ -7,7 +7,7 @@ import pytest
 from subset_doubles import ScriptedJudge, aggregate, by_reply, const, ctx, no, one, raising, reply, samples, yes
 
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.records import AudioRef, Sample
+from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.scoring.subsets.instruction_following import (
     CRITERIA,
     InstructionFollowing,
@@ -180,3 +180,44 @@ async def test_system_failures_and_type_rates() -> None:
     res = aggregate(f, scores, {}, [items[0], items[200], items[201]])
     assert res.metric == "following_rate" and res.value == round(100 / 3, 4) and res.system_errors == 2
     assert res.extra["type_rates"] == {"Num": 50.0, "Paralinguistic/Plain repeat": 0.0}
+
+
+async def test_v1_as_the_official_v1_code() -> None:
+    items = samples("en", "instruction_following")
+    judge = ScriptedJudge(by_reply({"good": yes()}))
+    f, c = InstructionFollowing("en", "v1"), ctx("en", "v1", judge=judge)
+    # items >= 200 on the text reply, 500-549 on the transcript
+    on_text = one(await f.score(items[200], reply(items[200], "good", asr="bad"), c))
+    on_speech = one(await f.score(items[500], reply(items[500], "good", asr="bad"), c))
+    assert on_text.value == 1.0 and on_speech.unscored is not None  # "bad" is unparseable for the script
+    assert judge.calls[-1][1]["reply"] == "bad"
+    # plain repeat: WER(sentence, text) < 0.2 and the content judge; the transcript is not compared
+    s = items[1]
+    text = _sentence(s)
+    calls = len(judge.calls)
+    ok = one(await f.score(s, reply(s, text + " good", asr="nothing alike"), c))
+    assert ok.value == 1.0 and ok.details["checks"]["sentence"]["ok"] is True and "match" not in ok.details["checks"]
+    assert len(judge.calls) == calls + 1
+    off = one(await f.score(s, reply(s, "something else good", audio=False), c))  # no audio needed
+    assert off.value == 0.0 and off.details["failed_on"] == "sentence"
+    # emotion items: no content judge
+    e = items[50]
+    angry = const({**EMO, "angry": 0.9, "sad": 0.1})
+    emo = one(await f.score(e, reply(e, _sentence(e), asr="x"), ctx("en", "v1", judge=judge, emotion=angry)))
+    assert emo.value == 1.0 and "content" not in emo.details["checks"] and len(judge.calls) == calls + 1
+
+
+async def test_imported_replies_without_audio() -> None:
+    items = samples("en", "instruction_following")
+    judge = ScriptedJudge(lambda rid, f: yes())
+    f, c = InstructionFollowing("en"), ctx("en", judge=judge)
+
+    def imported(i: int, asr: str | None) -> Reply:
+        return reply(items[i], _sentence(items[i]), audio=False, asr=asr).model_copy(update={"source": "imported"})
+
+    # a plain repeat with an imported transcript needs no audio; emotion or speed items do
+    assert one(await f.score(items[1], imported(1, _sentence(items[1])), c)).value == 1.0
+    assert one(await f.score(items[1], imported(1, None), c)).unscored == "no_reply_audio"
+    assert one(await f.score(items[50], imported(50, _sentence(items[50])), c)).unscored == "no_reply_audio"
+    # generated replies without audio stay system failures
+    assert one(await f.score(items[1], reply(items[1], "x", audio=False), c)).system_error == "missing_audio"

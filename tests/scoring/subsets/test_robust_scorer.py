@@ -61,3 +61,23 @@ async def test_items_judged_with_single_round_rubric() -> None:
     failed = one(await Robust("zh").score(s, None, ctx("zh", judge=judge)))
     assert failed.value == 1.0 and failed.system_error == "missing_reply"
     assert base_question("robust-white_noise-snr_-5-042") == base_question("robust_clean-042") == 42
+
+
+def test_an_unscored_clean_item_makes_robust_incomplete() -> None:
+    # 1 of 2 clean items unscored gave PR 75.0 "complete"; the baseline now misses an item
+    from vocalbench.scoring.engine import control_completeness
+    from vocalbench.scoring.subsets.single_round import SingleRound
+
+    items, clean_items = samples("en", "robust"), samples("en", "robust_clean")[:2]
+    clean = [Score(subset="robust_clean", sample_id=clean_items[0].id, value=4.0, scorer="single_round_en.v2@1"),
+             Score(subset="robust_clean", sample_id=clean_items[1].id, unscored="judge_unparseable",
+                   scorer="single_round_en.v2@1")]
+    results = {"robust_clean": aggregate(SingleRound("en"), clean, {}, clean_items),
+               "robust": aggregate(Robust("en"), _scores(items, lambda s: 3.0), {"robust_clean": clean}, items)}
+    assert results["robust"].value == 75.0 and results["robust"].complete  # the tally alone
+    assert not results["robust_clean"].complete
+    control_completeness(results, "robust")
+    assert results["robust"].value == 75.0 and not results["robust"].complete
+    assert results["robust"].extra["incomplete_control"] == "robust_clean"
+    control_completeness(results, "robust_clean")  # no control of its own: unchanged
+    assert not results["robust_clean"].complete

@@ -1,4 +1,4 @@
-"""The subset scorers, one module per subset family (METRICS.md).
+"""The subset scorers, one module per subset family (docs/scoring.md).
 
 Each module declares its subsets next to their scorers (:func:`vocalbench.catalog.declare`);
 importing this package imports them all, which is how the catalogue finds the built-in subsets.

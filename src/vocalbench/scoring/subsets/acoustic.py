@@ -1,4 +1,5 @@
-"""Acoustic quality of the single-round replies: fluency (UTMOS) and clarity (WER / PER).
+"""Acoustic quality of the single-round replies: fluency (UTMOS) and clarity (WER / PER);
+docs/scoring.md, "Acoustic quality", has the rules and the differences from the official code.
 
 Per item the scorer emits ``utmos`` (``ctx.mos(reply)``) and ``clarity`` (details ``dist`` and
 ``len``: en word edit distance between the normalised text reply and the normalised transcript,
@@ -6,6 +7,8 @@ ordinal rule on the transcript; zh pinyin-syllable edit distance after number re
 non-Han removal). The set values are the UTMOS mean and the corpus-level Σdist/Σlen × 100.
 UTMOS excludes system failures; clarity counts a reply whose audio is missing as all deletions
 (a reply with no text has no reference words and adds nothing but a system-error count).
+Imported outputs without audio leave both unscored (``no_reply_audio``), imported outputs without
+a text reply leave clarity unscored (``no_reply_text``): nothing was measured, the row is incomplete.
 """
 
 from __future__ import annotations
@@ -20,11 +23,21 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci, mean_value, ratio_ci
-from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, scored, system_failure, transcript, unscored
-from vocalbench.scoring.text import en_words, per_counts, pinyin_syllables, wer_counts
+from vocalbench.scoring.subsets.rules import (
+    NO_REPLY_AUDIO,
+    ScorerIdentity,
+    failed,
+    imported_without_audio,
+    scored,
+    system_failure,
+    transcript,
+    unscored,
+)
+from vocalbench.scoring.text import clarity_counts, en_words, pinyin_syllables
 
 UTMOS, CLARITY = "utmos", "clarity"
 DIST, LEN = "dist", "len"  # details of a clarity score: edit distance and reference length
+DIST_CN2AN, LEN_CN2AN = "dist_cn2an", "len_cn2an"  # zh: the same under the corrected number reading
 
 
 def clarity_metric(lang: str) -> str:
@@ -35,7 +48,7 @@ def clarity_metric(lang: str) -> str:
 class AcousticScorer(ScorerIdentity):
     """UTMOS and clarity of one single-round reply."""
 
-    version = "1"
+    version = "2"
     uses_judge = False
 
     def __init__(self, lang: str) -> None:
@@ -46,6 +59,8 @@ class AcousticScorer(ScorerIdentity):
         return [await self._utmos(sample, reply, ctx), await self._clarity(sample, reply, ctx)]
 
     async def _utmos(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:
+        if imported_without_audio(reply):
+            return unscored(sample, UTMOS, self.ref, NO_REPLY_AUDIO)
         reason = system_failure(reply, need_text=False, need_audio=True)
         if reason:  # excluded from the mean, counted as a system error
             return Score(subset=sample.subset, sample_id=sample.id, name=UTMOS, value=None,
@@ -60,6 +75,9 @@ class AcousticScorer(ScorerIdentity):
 
     async def _clarity(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:
         reason = system_failure(reply, need_text=True, need_audio=False)
+        if reason and reply is not None and reply.source == "imported":
+            # imported outputs without a text reply: nothing to measure against (not a value of 0)
+            return unscored(sample, CLARITY, self.ref, "no_reply_text", error=reason)
         if reason:
             return failed(sample, CLARITY, self.ref, reason, 100.0, dist=0, len=0)
         assert reply is not None
@@ -71,9 +89,9 @@ class AcousticScorer(ScorerIdentity):
                           dist=length, len=length)
         if hyp.unscored or hyp.text is None:
             return unscored(sample, CLARITY, self.ref, hyp.unscored or "no_transcript")
-        dist, length = (wer_counts if self.lang == "en" else per_counts)(text, hyp.text)
-        rate = dist / length * 100 if length else 0.0
-        return scored(sample, CLARITY, self.ref, rate, **{DIST: dist, LEN: length}, hyp=hyp.text)
+        counts = clarity_counts(self.lang, text, hyp.text)
+        rate = counts[DIST] / counts[LEN] * 100 if counts[LEN] else 0.0
+        return scored(sample, CLARITY, self.ref, rate, **counts, hyp=hyp.text)
 
     def tally(self) -> AcousticTally:
         return AcousticTally(self.lang)
@@ -86,6 +104,7 @@ class AcousticTally:
     def __init__(self, lang: str) -> None:
         self.lang = lang
         self.utmos, self.dist, self.len = array("d"), array("d"), array("d")
+        self.cn2an = [0, 0]  # zh: Σdist, Σlen under the corrected (cn2an) number reading
         self.counts = {UTMOS: [0, 0], CLARITY: [0, 0]}  # n, system errors
         self.reasons: dict[str, Counter[str]] = {UTMOS: Counter(), CLARITY: Counter()}
 
@@ -106,6 +125,8 @@ class AcousticTally:
             elif s.name == CLARITY:
                 self.dist.append(float(s.details.get(DIST, 0)))
                 self.len.append(float(s.details.get(LEN, 0)))
+                self.cn2an[0] += int(s.details.get(DIST_CN2AN, s.details.get(DIST, 0)))
+                self.cn2an[1] += int(s.details.get(LEN_CN2AN, s.details.get(LEN, 0)))
 
     def results(self) -> dict[str, SubsetResult]:
         """``{"utmos": mean UTMOS, "wer"|"per": corpus-level Σdist/Σlen × 100}``."""
@@ -123,10 +144,16 @@ class AcousticTally:
                 metric=metric, value=round(float(mean_value(float(dist.sum()), total, 100)), 4) if total else None,
                 n=self.counts[CLARITY][0], scored=int(dist.size), unscored=sum(c_reasons.values()),
                 system_errors=self.counts[CLARITY][1], complete=total > 0 and not c_reasons,
-                ci95=ratio_ci(dist, length, scale=100), extra={"dist": int(dist.sum()), "len": int(total)},
+                ci95=ratio_ci(dist, length, scale=100), extra=self._clarity_extra(int(dist.sum()), int(total)),
                 unscored_reasons=c_reasons,
             ),
         }
+
+    def _clarity_extra(self, dist: int, total: int) -> dict[str, float | int | None]:
+        extra: dict[str, float | int | None] = {"dist": dist, "len": total}
+        if self.lang == "zh":  # the corrected number reading (15 -> 十五), docs/scoring.md
+            extra["per_cn2an"] = round(self.cn2an[0] / self.cn2an[1] * 100, 4) if self.cn2an[1] else None
+        return extra
 
     def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult:
         """The clarity row (``results()`` gives UTMOS too)."""

@@ -22,8 +22,10 @@ from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.subsets.rules import (
+    NO_REPLY_AUDIO,
     LanguageScorer,
     failed,
+    imported_without_audio,
     judge,
     meta,
     reply_content,
@@ -81,6 +83,8 @@ class Emotion(LanguageScorer):
         return await judge(sample, SEMANTIC, self.ref, ctx, f"emotion_semantic_{self.lang}", fields)
 
     async def _acoustic(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:
+        if imported_without_audio(reply):
+            return unscored(sample, ACOUSTIC, self.ref, NO_REPLY_AUDIO)
         reason = system_failure(reply, need_text=False, need_audio=True)
         if reason:
             return failed(sample, ACOUSTIC, self.ref, reason, 1.0)

@@ -10,6 +10,10 @@
   speed"), ref = query duration × len(sentence to repeat) / len(question) (en words, zh Han
   characters). Checks run cheapest first and stop at the first definite failure; an item is
   unscored only when no check failed and one could not be evaluated.
+- v1, as the official v1 code: items ≥ 200 are judged on the text reply, except 500–549 on the
+  transcript; a paralinguistic item needs WER(sentence to repeat, text reply) < 0.2 (zh PER < 0.05)
+  instead of the text/speech match, the content judge only for the plain repeats 0–49, and the
+  emotion and speed checks where asked (docs/scoring.md, "Instruction following").
 """
 
 from __future__ import annotations
@@ -21,24 +25,31 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import (
+    NO_REPLY_AUDIO,
     LanguageScorer,
     failed,
+    imported_without_audio,
     judge,
     meta,
-    reply_content,
     scored,
+    spoken_content,
     system_failure,
+    text_content,
     transcript,
     unscored,
 )
 from vocalbench.scoring.tally import MAIN, GroupedTally
 from vocalbench.scoring.text import (
+    edit_distance,
+    en_words,
     error_rate,
     han_count,
     per_counts,
     wer_counts,
     word_count,
 )
+
+V1_SPOKEN = range(500, 550)  # v1 judges these items on the transcript, the others on the text (official v1)
 
 CRITERIA: dict[str, dict[str, str]] = {
     "en": {
@@ -153,14 +164,15 @@ class Check:
 class InstructionFollowing(LanguageScorer):
     """Instruction-following scorer for one language and protocol."""
 
-    version = "2"
+    version = "3"
     family = "instruction_following"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         if sample.index < 200:
             return [await self._paralinguistic(sample, reply, ctx)]
         key = sample.sub_category or sample.category or ""
-        content = await reply_content(reply, ctx, self.lang)
+        on_speech = ctx.protocol == "v1" and sample.index in V1_SPOKEN
+        content = await spoken_content(reply, ctx, self.lang) if on_speech else text_content(reply)
         if content.system_error:
             return [failed(sample, MAIN, self.ref, content.system_error, 0.0, type=key)]
         criterion = CRITERIA[self.lang].get(key)
@@ -176,14 +188,24 @@ class InstructionFollowing(LanguageScorer):
     # -- paralinguistic items ------------------------------------------------------------------
     async def _paralinguistic(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:
         kind = "paralinguistic"
-        reason = system_failure(reply, need_text=True, need_audio=True)
+        wants_emotion, wants_speed = paralinguistic_kind(sample.index)
+        v1 = ctx.protocol == "v1"
+        # emotion and speed need the audio; the v2 match needs a transcript (imported, or from the
+        # audio); v1 plain repeats check the text only
+        needs_audio = wants_emotion or wants_speed or (not v1 and (reply is None or reply.asr_text is None))
+        if needs_audio and imported_without_audio(reply):
+            return unscored(sample, MAIN, self.ref, NO_REPLY_AUDIO, type=kind)
+        reason = system_failure(reply, need_text=True, need_audio=needs_audio)
         if reason:
             return failed(sample, MAIN, self.ref, reason, 0.0, type=kind)
         assert reply is not None
-        wants_emotion, wants_speed = paralinguistic_kind(sample.index)
         checks: list[tuple[str, Check]] = []
-        steps = ([self._speed] if wants_speed else []) + [self._match] + \
-                ([self._emotion] if wants_emotion else []) + [self._content]
+        if v1:
+            steps = ([self._speed] if wants_speed else []) + [self._sentence] + \
+                    ([self._emotion] if wants_emotion else []) + ([self._content] if sample.index < 50 else [])
+        else:
+            steps = ([self._speed] if wants_speed else []) + [self._match] + \
+                    ([self._emotion] if wants_emotion else []) + [self._content]
         for step in steps:
             name, check = await step(sample, reply, ctx)
             checks.append((name, check))
@@ -222,6 +244,19 @@ class InstructionFollowing(LanguageScorer):
         rate = error_rate(counts)
         return "match", Check(rate < MATCH_LIMIT[self.lang], detail={"rate": round(rate, 6), "dist": counts[0],
                                                                     "len": counts[1]})
+
+    async def _sentence(self, sample: Sample, reply: Reply, ctx: ScoringContext) -> tuple[str, Check]:
+        """v1: the text reply against the sentence to repeat (en WER < 0.2, zh PER < 0.05)."""
+        try:
+            sentence = split_instruction(sample.question, self.lang)[1]
+        except ValueError:
+            return "sentence", Check(None, "no_sentence_to_repeat")
+        text = reply.text or ""
+        counts = (edit_distance(en_words(sentence), en_words(text)), len(en_words(sentence))) if self.lang == "en" \
+            else per_counts(sentence, text)
+        rate = error_rate(counts)
+        return "sentence", Check(rate < MATCH_LIMIT[self.lang], detail={"rate": round(rate, 6), "dist": counts[0],
+                                                                       "len": counts[1]})
 
     async def _emotion(self, sample: Sample, reply: Reply, ctx: ScoringContext) -> tuple[str, Check]:
         target = target_emotion(sample, self.lang)

@@ -1,6 +1,6 @@
 """What subset scorers are built from: their identity, the failure rules, reply content, judge calls.
 
-Failure rules (METRICS.md): a **system failure** (no reply, reply error, empty text, missing
+Failure rules (docs/scoring.md): a **system failure** (no reply, reply error, empty text, missing
 audio where audio is needed) gives ``Score(system_error=reason, value=<worst>)`` and the item
 counts; an **evaluator failure** gives ``Score(unscored=reason, value=None)`` and the item is
 excluded and the subset marked incomplete. Aggregation lives in :mod:`vocalbench.scoring.tally`.
@@ -15,6 +15,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.base import ScoringContext, Tally
+from vocalbench.scoring.text import clarity_counts, error_rate
 
 
 class ScorerIdentity:
@@ -58,6 +59,18 @@ def system_failure(reply: Reply | None, *, need_text: bool = True, need_audio: b
     return None
 
 
+NO_REPLY_AUDIO = "no_reply_audio"
+
+
+def imported_without_audio(reply: Reply | None) -> bool:
+    """An imported reply (or one reused from an imported reply) that carries no audio: there is
+    nothing to measure, which leaves audio metrics unscored; a system that was asked to speak and
+    returned no audio is a system failure instead (docs/scoring.md, "Failures")."""
+    if reply is None or reply.error is not None or reply.audio is not None:
+        return False
+    return reply.source == "imported" or reply.extra.get("reused_source") == "imported"
+
+
 def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: Any) -> Score:
     """A system-failure score with the metric's worst value."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=worst, system_error=reason,
@@ -97,7 +110,7 @@ async def transcript(reply: Reply, ctx: ScoringContext, lang: str | None) -> Con
     if reply.asr_text is not None:
         return Content(text=reply.asr_text)
     if reply.audio is None:
-        return Content(system_error="missing_audio")
+        return Content(unscored=NO_REPLY_AUDIO) if imported_without_audio(reply) else Content(system_error="missing_audio")
     if ctx.transcribe is None:
         return Content(unscored="asr_not_configured")
     try:
@@ -106,19 +119,29 @@ async def transcript(reply: Reply, ctx: ScoringContext, lang: str | None) -> Con
         return Content(unscored=exc.reason)
 
 
-async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
-    """v2: the text reply; v1: the ASR transcript of the spoken reply (METRICS.md)."""
-    if ctx.protocol == "v1":
-        reason = system_failure(reply, need_text=False)
-        if reason:
-            return Content(system_error=reason)
-        assert reply is not None
-        return await transcript(reply, ctx, lang if lang is not None else ctx.lang)
+def text_content(reply: Reply | None) -> Content:
+    """The text reply (what v2 judges)."""
     reason = system_failure(reply)
     if reason:
         return Content(system_error=reason)
     assert reply is not None
     return Content(text=reply.text)
+
+
+async def spoken_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
+    """The ASR transcript of the spoken reply (what v1 judges)."""
+    reason = system_failure(reply, need_text=False)
+    if reason:
+        return Content(system_error=reason)
+    assert reply is not None
+    return await transcript(reply, ctx, lang if lang is not None else ctx.lang)
+
+
+async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | None = None) -> Content:
+    """v2: the text reply; v1: the ASR transcript of the spoken reply (docs/scoring.md)."""
+    if ctx.protocol == "v1":
+        return await spoken_content(reply, ctx, lang)
+    return text_content(reply)
 
 
 async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rubric_id: str,
@@ -137,6 +160,23 @@ async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rub
         s = scored(sample, name, scorer, float(verdict.value), rubric=rubric.ref, **details)
     s.judge = verdict.trace
     return s
+
+
+async def item_clarity(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str) -> Score | None:
+    """Per-item clarity of any spoken reply with a text and a transcript at hand (an imported
+    transcript, or under v1 the transcript its scoring already made), named ``wer``/``per``,
+    value dist/len as a fraction like the official per-item PER. None when there is none (no ASR
+    is run only for this); the set-level WER/PER stays the single-round corpus value."""
+    if reply is None or reply.error is not None or not (reply.text or "").strip():
+        return None
+    if reply.asr_text is None and not (ctx.protocol == "v1" and reply.audio is not None):
+        return None
+    hyp = await transcript(reply, ctx, ctx.lang)
+    if hyp.text is None:
+        return None
+    counts = clarity_counts(ctx.lang, reply.text or "", hyp.text)
+    return scored(sample, "per" if ctx.lang == "zh" else "wer", scorer, error_rate((counts["dist"], counts["len"])),
+                  **counts, hyp=hyp.text)
 
 
 def history_text(sample: Sample) -> str:
