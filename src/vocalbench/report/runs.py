@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vocalbench.errors import InputError, validation_message
 from vocalbench.records import Reply, Sample, Score
 
 LANGS = ("en", "zh")
 
 
-class RunFolderError(ValueError):
+class RunFolderError(InputError):
     """A path that is neither a run folder nor a parent of en/ and zh/ run folders."""
 
 
@@ -50,7 +51,26 @@ def _read_json(path: Path) -> dict[str, Any]:
         body = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise RunFolderError(f"{path}: unreadable JSON ({exc})") from exc
-    return body if isinstance(body, dict) else {}
+    if not isinstance(body, dict):
+        raise RunFolderError(f"{path}: expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """A run's summary.json checked against the schema ({} when there is none); RunFolderError
+    naming the file and the field otherwise."""
+    from pydantic import ValidationError
+
+    from vocalbench.scoring.summary import Summary
+
+    body = _read_json(path)
+    if not body:
+        return body
+    try:
+        Summary.model_validate(body)
+    except ValidationError as exc:
+        raise RunFolderError(f"{path}: not a vocalbench summary ({validation_message(exc)})") from None
+    return body
 
 
 @dataclass
@@ -131,7 +151,7 @@ def load_run(path: str | Path, with_store: bool = True) -> RunData:
     p = Path(path)
     if not is_run_dir(p):
         raise RunFolderError(f"{p}: not a run folder")
-    summary = _read_json(p / "summary.json")
+    summary = read_summary(p / "summary.json")
     config = _read_json(p / "config.json")
     lang = str(summary.get("lang") or config.get("lang") or (p.name if p.name in LANGS else "en"))
     run = RunData(path=p, lang=lang, summary=summary, config=config)
