@@ -114,6 +114,8 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
             reused = reuse_replies(store, by_subset[control], source) if source else 0
             if reused:
                 stats.warnings.append(f"{control}: {reused} replies reused from {source} (same question)")
+        if not stats.subsets:
+            return stats  # nothing imported (every file malformed): the run is left as it was
         from vocalbench.data.official import ordered
 
         imported = ordered(store.subsets(), lang)
