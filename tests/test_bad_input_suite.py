@@ -270,6 +270,9 @@ CASES: list[Case] = [
     Case("jsonl-id-a-number", lambda w: w.imp(w.jsonl({**PASSWD_LINE, "id": 7})), "field 'id': expected a string"),
     Case("lang-zh-on-en-release", lambda w: ["generate", *w.system(), "--data", str(w.rel), "--lang", "zh", "--out",
                                              str(w.new("zh")), "--quiet"], "this release is en"),
+    Case("score-zh-run-of-an-en-release", lambda w: (_write(w.run / "config.json", json.dumps(
+        {**json.loads((w.run / "config.json").read_text()), "lang": "zh"})), ["score", str(w.run), "--quiet"])[1],
+         "knowledge, not a zh subset"),
     # 6. bad input that was accepted silently
     Case("empty-release", lambda w: w.gen(w.release(lambda r: r.clear()), w.new("empty")), "no records"),
     Case("validate-empty-file", lambda w: ["validate", str(w.release(lambda r: r.clear()))], "no records", code=1),
@@ -295,7 +298,8 @@ CASES: list[Case] = [
     Case("concurrency-0", lambda w: w.gen(w.rel, w.new("c"), "--concurrency", "0"), "--concurrency: Input should be"),
     Case("error-threshold-2", lambda w: w.gen(w.rel, w.new("e"), "--error-threshold", "2"), "--error-threshold:"),
     Case("timeout-0", lambda w: w.gen(w.rel, w.new("t"), "--timeout", "0"), "--timeout: Input should be greater than 0"),
-    Case("judge-concurrency-0", lambda w: ["score", str(w.run), "--judge-concurrency", "0"], "invalid option"),
+    Case("judge-concurrency-0", lambda w: ["score", str(w.run), "--judge-concurrency", "0"],
+         "invalid option --judge-concurrency: Input should be greater than or equal to 1"),
     Case("jsonl-timings-wrong-type", lambda w: w.imp(w.jsonl({**PASSWD_LINE, "timings": {"first_audio": "soon"}})),
          "first_audio: Input should be a valid number"),
     Case("jsonl-timings-a-list", lambda w: w.imp(w.jsonl({**PASSWD_LINE, "timings": [1, 2]})),
@@ -399,9 +403,11 @@ def table(before_src: str | None) -> str:
             shutil.copytree(base, w.tmp)
             argv = case.setup(w)
             code, text = run_case(case, argv, src=src)
-            shown = " ".join(argv).replace(str(w.tmp), "W")
+            shown = " ".join(argv).replace(str(w.tmp), "W").replace(str(base), "B")
         lines = [x for x in text.splitlines() if x.strip()]
-        last = (lines[-1] if lines else "(no output)").replace(str(w.tmp), "W").replace(KEY, "KEY")
+        errors = [x for x in lines if x.startswith("error")]
+        shown_line = errors[0] if errors and "Traceback" not in text else lines[-1] if lines else "(no output)"
+        last = shown_line.replace(str(w.tmp), "W").replace(str(base), "B").replace(KEY, "KEY")
         last = last if len(last) <= 140 else last[:137] + "..."
         return shown, f"exit {code}{' (traceback)' if 'Traceback' in text else ''}: {last}".replace("|", "\\|")
 

@@ -39,5 +39,6 @@ def validation_message(exc: Exception, names: dict[str, str] | None = None) -> s
         label = (names or {}).get(loc, loc)
         value = e.get("input")
         shown = f" (got {value!r})" if isinstance(value, (int, float, str, bool)) or value is None else ""
-        parts.append(f"{label}: {e.get('msg', 'invalid')}{shown}" if label else str(e.get("msg")))
+        msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")
+        parts.append(f"{label}: {msg}{shown}" if label else msg)
     return one_line("; ".join(parts))
