@@ -38,7 +38,8 @@ def validation_message(exc: Exception, names: dict[str, str] | None = None) -> s
         loc = ".".join(str(x) for x in e.get("loc", ()))
         label = (names or {}).get(loc, loc)
         value = e.get("input")
-        shown = f" (got {value!r})" if isinstance(value, (int, float, str, bool)) or value is None else ""
+        # numbers are echoed; strings are not (a SPEC refused for its credentials must not show them)
+        shown = f" (got {value!r})" if isinstance(value, (int, float)) else ""
         msg = str(e.get("msg", "invalid")).removeprefix("Value error, ")
         parts.append(f"{label}: {msg}{shown}" if label else msg)
     return one_line("; ".join(parts))
