@@ -23,7 +23,7 @@ import numpy as np
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
-from vocalbench.files import inside
+from vocalbench.files import inside, write_atomic
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
@@ -140,11 +140,7 @@ def write_wav(path: Path, samples: np.ndarray, sample_rate: int) -> Path:
     """
     from vocalbench.audio import to_wav_bytes
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(to_wav_bytes(samples, sample_rate))
-    tmp.replace(path)
-    return path
+    return write_atomic(path, to_wav_bytes(samples, sample_rate))
 
 
 def audio_path(store: RunStore, sample: Sample) -> Path:
