@@ -34,7 +34,47 @@ class AudioInfo:
         return self.frames / self.sample_rate if self.sample_rate else 0.0
 
 
+# sample rates a speech file can plausibly have; a header outside them is corrupt
+MIN_RATE, MAX_RATE = 1000, 384000
+_UNKNOWN_SIZE = (0, 0xFFFFFFFF)  # streamed WAVs leave the sizes unset
+
+
+def wav_header_problem(path: str | Path) -> str | None:
+    """What is wrong with a RIFF/WAVE file's header against its bytes (sample rate out of range, a
+    data chunk longer than the file holds: truncated); None when it is sound or not a WAV."""
+    p = Path(path)
+    size = p.stat().st_size
+    with open(p, "rb") as f:
+        head = f.read(12)
+        if len(head) < 12 or head[:4] != b"RIFF" or head[8:12] != b"WAVE":
+            return None
+        pos = 12
+        while True:
+            chunk = f.read(8)
+            if len(chunk) < 8:
+                return "no data chunk (truncated WAV header)"
+            cid, csize = chunk[:4], int.from_bytes(chunk[4:], "little")
+            if cid == b"fmt ":
+                fmt = f.read(min(csize, 16))
+                if len(fmt) < 16:
+                    return "truncated WAV header (short fmt chunk)"
+                rate = int.from_bytes(fmt[4:8], "little")
+                if not MIN_RATE <= rate <= MAX_RATE:
+                    return f"WAV header sample rate {rate} Hz is outside {MIN_RATE}..{MAX_RATE} Hz"
+                f.seek(pos + 8 + csize + (csize & 1))
+            elif cid == b"data":
+                if csize not in _UNKNOWN_SIZE and pos + 8 + csize > size:
+                    return (f"truncated: the WAV header declares {csize} bytes of audio, "
+                            f"the file holds {max(0, size - pos - 8)}")
+                return None
+            else:
+                f.seek(pos + 8 + csize + (csize & 1))
+            pos = f.tell()
+
+
 def info(path: str | Path) -> AudioInfo:
+    """Sample rate, frames and channels; :class:`AudioError` for a missing, empty, unreadable or
+    truncated file, or one whose sample rate is implausible."""
     import soundfile as sf
 
     p = Path(path)
@@ -42,10 +82,15 @@ def info(path: str | Path) -> AudioInfo:
         raise AudioError(p, "file not found")
     if p.stat().st_size == 0:
         raise AudioError(p, "file is empty")
+    problem = wav_header_problem(p)
+    if problem:
+        raise AudioError(p, problem)
     try:
         i = sf.info(str(p))
     except Exception as exc:  # soundfile raises its own LibsndfileError / RuntimeError
         raise AudioError(p, f"not a readable audio file ({exc})") from exc
+    if not MIN_RATE <= int(i.samplerate) <= MAX_RATE:
+        raise AudioError(p, f"sample rate {i.samplerate} Hz is outside {MIN_RATE}..{MAX_RATE} Hz")
     return AudioInfo(sample_rate=int(i.samplerate), frames=int(i.frames), channels=int(i.channels))
 
 

@@ -12,7 +12,7 @@ import logging
 import os
 import sys
 
-from vocalbench.errors import CliError
+from vocalbench.errors import CliError, InputError, one_line
 
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
@@ -75,9 +75,19 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished work is saved, re-run the same command to resume", file=sys.stderr)
         return 130
-    except CliError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    except (CliError, InputError) as exc:
+        return _fail(str(exc))
+    except OSError as exc:  # a folder that is a file, a read-only folder, a full disk...
+        where = f"{exc.filename}: " if exc.filename else ""
+        return _fail(f"{where}{exc.strerror or exc}")
+
+
+def _fail(message: str) -> int:
+    """Print a one-line error (configured key values redacted); exit status 2."""
+    from vocalbench.redact import redact
+
+    print(f"error: {one_line(redact(message))}", file=sys.stderr)
+    return 2
 
 
 if __name__ == "__main__":

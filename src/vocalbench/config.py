@@ -11,9 +11,16 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-SECRET_ENV = ("VOCALBENCH_JUDGE_API_KEY", "VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY")
+from vocalbench.errors import InputError, validation_message
+from vocalbench.files import write_json
+from vocalbench.redact import KEY_ENV as SECRET_ENV
+from vocalbench.redact import spec_credentials
+
+
+class ConfigError(InputError):
+    """An unreadable or invalid ``RUN/config.json``; the message names the file and the key."""
 
 
 class RunConfig(BaseModel):
@@ -54,32 +61,37 @@ class RunConfig(BaseModel):
             secret = os.environ.get(name)
             if secret and secret in v:
                 raise ValueError("a SPEC must not contain an API key; pass keys through environment variables")
+        found = spec_credentials(v)
+        if found:
+            raise ValueError(f"a SPEC's URL must not carry credentials ({found}); pass keys through environment "
+                             "variables")
         return v
 
     def save(self, run_dir: str | Path, extra: dict[str, object] | None = None) -> Path:
-        p = Path(run_dir) / "config.json"
-        p.parent.mkdir(parents=True, exist_ok=True)
         body = {**self.model_dump(), **(extra or {})}
-        p.write_text(json.dumps(body, ensure_ascii=False, indent=2))
-        return p
+        return write_json(Path(run_dir) / "config.json", body)
 
     @classmethod
     def load(cls, run_dir: str | Path) -> RunConfig:
-        """The run's config; a key that is neither a field nor one of :data:`RECORD_KEYS` is an error."""
+        """The run's config; a key that is neither a field nor one of :data:`RECORD_KEYS` is an error
+        (:class:`ConfigError`, as are unreadable JSON and invalid values)."""
         p = Path(run_dir) / "config.json"
         if not p.exists():
             raise FileNotFoundError(f"{run_dir}: not a run folder (no config.json)")
-        body = json.loads(p.read_text())
+        body = _read_body(p)
         unknown = sorted(set(body) - set(cls.model_fields) - RECORD_KEYS)
         if unknown:
-            raise ValueError(f"{p}: unknown key(s) {', '.join(unknown)} (fields: {', '.join(cls.model_fields)}; "
-                             f"records: {', '.join(sorted(RECORD_KEYS))})")
-        return cls.model_validate({k: v for k, v in body.items() if k in cls.model_fields})
+            raise ConfigError(f"{p}: unknown key(s) {', '.join(unknown)} (fields: {', '.join(cls.model_fields)}; "
+                              f"records: {', '.join(sorted(RECORD_KEYS))})")
+        try:
+            return cls.model_validate({k: v for k, v in body.items() if k in cls.model_fields})
+        except ValidationError as exc:
+            raise ConfigError(f"{p}: {validation_message(exc)}") from None
 
     def saved_records(self, run_dir: str | Path) -> dict[str, object]:
         """The :data:`RECORD_KEYS` already in ``RUN/config.json`` (kept when the config is rewritten)."""
         p = Path(run_dir) / "config.json"
-        body = json.loads(p.read_text()) if p.exists() else {}
+        body = _read_body(p) if p.exists() else {}
         return {k: v for k, v in body.items() if k in RECORD_KEYS}
 
     @classmethod
@@ -91,6 +103,19 @@ class RunConfig(BaseModel):
         options.setdefault("concurrency", default_concurrency(spec))
         options.setdefault("max_reply_tokens", default_reply_cap(spec))
         return cls.model_validate(options)
+
+
+def _read_body(p: Path) -> dict[str, object]:
+    """config.json as a dict; :class:`ConfigError` naming the file when it is not one."""
+    try:
+        body = json.loads(p.read_text(encoding="utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{p}: malformed JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
+    if not isinstance(body, dict):
+        raise ConfigError(f"{p}: expected a JSON object, got {type(body).__name__}")
+    return body
 
 
 # What config.json records beside the fields: written by generate (versions, latency, system

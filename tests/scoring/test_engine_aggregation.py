@@ -107,7 +107,7 @@ def test_markdown_leaderboard_en_and_zh(tmp_path: Path, capsys: pytest.CaptureFi
     assert "partial 71.35/90" in line_b and "| 20.00 † |" in line_b  # incomplete, no CI given
     assert text.index("| sys-A") < text.index("| sys-B")  # ranked by overall
     assert "| sys-B | emotion | 20.000 | 10 | 9 | 1 | 0 | no |" in text
-    with pytest.raises(FileNotFoundError, match="no summary.json"):
+    with pytest.raises(ValueError, match="no summary.json"):
         write_markdown([tmp_path / "missing"], tmp_path / "x.md")
     print_table(json.loads((runs[1] / "summary.json").read_text()))
     shown = capsys.readouterr().out

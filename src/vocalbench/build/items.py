@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from vocalbench.files import id_problem
 from vocalbench.records import EMOTIONS_5
 
 CLARITY_CRITICAL = frozenset({"knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
@@ -59,6 +60,14 @@ class Item(BaseModel):
     speaker_prompt_text: str | None = None
     audio: str | None = None  # official input only: the release's Audio path, kept when rebuilding
     extra: dict[str, Any] = Field(default_factory=dict)  # other official fields, passed through
+
+    @field_validator("id")
+    @classmethod
+    def _safe_id(cls, v: str | None) -> str | None:
+        problem = id_problem(v) if v is not None else None
+        if problem:
+            raise ValueError(problem)
+        return v
 
     @field_validator("emotion", "text_emo")
     @classmethod

@@ -14,6 +14,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from vocalbench.files import write_atomic, write_json
+
 MANIFEST = "build_manifest.json"
 STATE_DIR = ".build"
 STATE = "state.jsonl"
@@ -33,13 +35,6 @@ def tool_versions() -> dict[str, str | None]:
     return out
 
 
-def _write_json(path: Path, body: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
-    tmp.replace(path)
-
-
 def read_manifest(root: str | Path) -> dict[str, Any]:
     p = Path(root) / MANIFEST
     return json.loads(p.read_text(encoding="utf-8")) if p.exists() else {}
@@ -47,7 +42,7 @@ def read_manifest(root: str | Path) -> dict[str, Any]:
 
 def write_manifest(root: str | Path, body: dict[str, Any]) -> Path:
     p = Path(root) / MANIFEST
-    _write_json(p, body)
+    write_json(p, body)
     return p
 
 
@@ -93,7 +88,4 @@ class ItemState:
     def rewrite(self) -> None:
         """Compact the file to one line per item."""
         with self._lock:
-            tmp = self.path.with_name(STATE + ".part")
-            tmp.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self.entries.values()),
-                           encoding="utf-8")
-            tmp.replace(self.path)
+            write_atomic(self.path, "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in self.entries.values()))

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.data.mini import items_path
+from vocalbench.files import write_atomic
 
 RECIPE = "mini-recipe-2"  # bump when the build recipe below changes
 SEED = 0
@@ -121,5 +122,5 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
                                           "reused_state_from": reused,
                                           "auto_accepted": [i["label"] for i in manifest["items"]
                                                             if (i.get("review") or {}).get("by") == "on_fail=keep_best"]}})
-        (target / MARKER).write_text(version(lang))
+        write_atomic(target / MARKER, version(lang))
     return target

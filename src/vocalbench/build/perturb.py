@@ -29,6 +29,7 @@ import numpy as np
 
 from vocalbench import audio
 from vocalbench.data.official import ROBUST_HEADLINE
+from vocalbench.files import write_json
 
 PEAK_LIMIT = 0.98  # mixtures louder than this are scaled down (SNR is unchanged by a common gain)
 PACKET_MS = 20.0
@@ -462,9 +463,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                     on_progress(len(records), total)
     out = root / "json" / "robust.json"
     _remove_stale_audio(root, out, {r["Audio"] for r in records})
-    tmp = out.with_suffix(".json.part")
-    tmp.write_text(json.dumps(records, ensure_ascii=False, indent=2), encoding="utf-8")
-    tmp.replace(out)
+    write_json(out, records)
     seconds = time.perf_counter() - t0
     section = {
         "seed": seed, "lang": lang, "conditions": len(conds), "condition_list": [c.key for c in conds],

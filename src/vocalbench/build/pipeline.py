@@ -46,6 +46,7 @@ from vocalbench.build.manifest import (
 )
 from vocalbench.build.verify import compare
 from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.files import write_atomic, write_json
 from vocalbench.progress import progress_bar
 
 log = logging.getLogger(__name__)
@@ -392,13 +393,10 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
     for subset in set(old.get("layout_subsets", [])) - set(lists):
         (jdir / f"{subset}.json").unlink(missing_ok=True)
     for subset, recs in lists.items():
-        tmp = jdir / f"{subset}.json.part"
-        tmp.write_text(json.dumps(recs, ensure_ascii=False, indent=2), encoding="utf-8")
-        tmp.replace(jdir / f"{subset}.json")
+        write_json(jdir / f"{subset}.json", recs)
 
     queue = [e for e in entries if e["status"] == "queued" or e.get("review", {}).get("by") == "review"]
-    (root / REVIEW).write_text("".join(json.dumps(_review_line(e), ensure_ascii=False) + "\n" for e in queue),
-                               encoding="utf-8")
+    write_atomic(root / REVIEW, "".join(json.dumps(_review_line(e), ensure_ascii=False) + "\n" for e in queue))
     manifest = {**{k: v for k, v in old.items() if k == "perturb"}, "build": header,
                 "layout_files": written, "layout_subsets": sorted(lists),
                 "counts": {s: len(v) for s, v in sorted(lists.items())}, "summary": _summary(entries),

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from vocalbench.errors import CliError
+from vocalbench.files import write_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,5 +42,5 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         body = results[0] if len(results) == 1 else {"comparisons": results}
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(json.dumps(body, ensure_ascii=False, indent=2), encoding="utf-8")
+        write_json(args.out, body)
     return 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from dataclasses import dataclass
@@ -50,7 +51,34 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="base URL of a network system (else from the SPEC or VOCALBENCH_SYSTEM_BASE_URL; never saved)")
     p.add_argument("--voice", default=None, help="voice of the system under test, where it has voices")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up call")
+    p.add_argument("--redo-changed", action="store_true",
+                   help="resuming with a release whose samples changed: redo exactly those samples' replies and "
+                        "scores (without it the run refuses and names them)")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+# RunConfig fields named as the flags that set them (for one-line validation errors)
+FLAG_NAMES = {"limit": "--limit", "concurrency": "--concurrency", "latency_concurrency": "--latency-concurrency",
+              "max_reply_tokens": "--max-reply-tokens", "max_attempts": "--max-attempts", "request_timeout": "--timeout",
+              "error_threshold": "--error-threshold", "system": "--system", "judge": "--judge", "asr": "--asr",
+              "mos": "--mos", "emotion": "--emotion"}
+
+
+def check_out(out: Path) -> None:
+    """``--out`` must be a writable folder or a path where one can be made (CliError otherwise)."""
+    from vocalbench.errors import CliError
+
+    if out.exists() and not out.is_dir():
+        raise CliError(f"--out {out}: exists and is not a folder")
+    existing = next((p for p in (out, *out.parents) if p.exists()), Path("."))
+    if not existing.is_dir():
+        raise CliError(f"--out {out}: {existing} is not a folder")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise CliError(f"--out {out}: {existing} is not writable")
+
+
+STOPPED = 3  # exit status: the error threshold stopped the run (nothing is scored)
+ALL_FAILED = 4  # exit status: every sample attempted failed (the summary is still written by run)
 
 
 @dataclass
@@ -67,14 +95,19 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     """Validated configs, one per language, from the flags."""
     from pydantic import ValidationError
 
-    from vocalbench.errors import CliError
+    from vocalbench.errors import CliError, validation_message
+    from vocalbench.redact import system_credentials
     from vocalbench.systems import display_spec
 
+    refused = system_credentials(args.system, args.system_base_url)
+    if refused:
+        raise CliError(refused)
     lang = args.lang or ("both" if args.data == "mini" else "en")
     langs = ["en", "zh"] if lang == "both" else [lang]
     out = Path(args.out) if args.out else Path("runs") / (
         time.strftime("%Y%m%d-%H%M%S") + "-" + "".join(c if c.isalnum() else "-" for c in display_spec(args.system))[:40])
     wanted = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+    check_out(out)
     jobs = []
     for lg in langs:
         subsets = wanted
@@ -97,7 +130,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 max_attempts=args.max_attempts, request_timeout=args.timeout, error_threshold=args.error_threshold,
                 warmup=False if args.no_warmup else None, quiet=args.quiet or None)
         except ValidationError as exc:
-            raise CliError(str(exc).replace("\n", " ")) from None
+            raise CliError(validation_message(exc, FLAG_NAMES)) from None
         jobs.append(Job(cfg, out / lg if lang == "both" else out, args.system, out))
     if not jobs:
         raise CliError(f"no language has the subsets {', '.join(wanted or [])}")
@@ -105,9 +138,12 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
 
 
 def generate_job(job: Job, args: argparse.Namespace) -> int:
-    """Generate one language's replies; 0 on success, 3 when the error threshold stopped the run."""
+    """Generate one language's replies; 0 on success, :data:`STOPPED` when the error threshold stopped
+    the run, :data:`ALL_FAILED` when every sample attempted failed."""
     from vocalbench.data import DataError, load_samples
     from vocalbench.errors import CliError
+    from vocalbench.redact import redact
+    from vocalbench.runner.fingerprint import sync_release
     from vocalbench.runner.folder import check_resume, save_config
     from vocalbench.runner.generate import (
         LocalExecutor,
@@ -137,8 +173,11 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
             executor = LocalExecutor(resolve(job.spec, options), cfg)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise CliError(str(exc)) from None
-    save_config(cfg, job.run_dir, None)
     with RunStore(job.run_dir) as store:
+        redone = sync_release(store, samples, redo=args.redo_changed)
+        if redone:
+            print(f"[{cfg.lang}] {len(redone)} changed sample(s): replies and scores will be redone", file=sys.stderr)
+        save_config(cfg, job.run_dir, None)
         store.add_samples(samples)
         if not cfg.quiet:
             print(f"[{cfg.lang}] {len(samples)} samples -> {job.run_dir}", file=sys.stderr)
@@ -146,18 +185,23 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
             res = run_generate(store, samples, cfg, executor, progress=not cfg.quiet)
         except RunAborted as exc:
             print(f"error: {exc}", file=sys.stderr)
-            return 3
+            return STOPPED
         except SystemStartError as exc:
             raise CliError(str(exc)) from None
         finally:
             save_config(cfg, job.run_dir, executor.describe())
     print(f"[{cfg.lang}] {res.line()}", file=sys.stderr)
     if res.warmup is not None and not res.warmup["ok"]:
-        print(f"[{cfg.lang}] warning: warm-up call failed: {res.warmup['error']}", file=sys.stderr)
+        print(f"[{cfg.lang}] warning: warm-up call failed: {redact(str(res.warmup['error']))}", file=sys.stderr)
+    if res.all_failed:
+        print(f"error: [{cfg.lang}] every one of the {res.failed} samples answered now failed "
+              f"({', '.join(f'{k}: {v}' for k, v in sorted(res.errors.items()))}); check the system", file=sys.stderr)
+        return ALL_FAILED
     return 0
 
 
 def run(args: argparse.Namespace) -> int:
+    """Generate every language; the exit status is the worst one (see :func:`generate_job`)."""
     status = 0
     for job in jobs_from_args(args):
         status = max(status, generate_job(job, args))

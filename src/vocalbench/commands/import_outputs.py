@@ -50,6 +50,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="run folder to create or update")
     p.add_argument("--system", default=None, help="system name recorded in config.json (default: outputs folder name)")
     p.add_argument("--subsets", default=None, help="comma-separated subsets to import (default: all found)")
+    p.add_argument("--redo-changed", action="store_true",
+                   help="importing into a run made with another version of the release: redo the changed samples "
+                        "(without it the import refuses and names them)")
     p.add_argument("--quiet", action="store_true")
 
 
@@ -63,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
     if not outputs.exists():
         raise CliError(f"{outputs}: no such outputs folder or file")
     try:
-        stats = import_outputs(args.format, outputs, args.data, args.lang, Path(args.out), args.system, subsets)
+        stats = import_outputs(args.format, outputs, args.data, args.lang, Path(args.out), args.system, subsets,
+                               args.redo_changed)
     except (DataError, ValueError) as exc:
         raise CliError(str(exc)) from exc
     if not args.quiet:

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import time
-from pathlib import Path
 from typing import Any
 
 from vocalbench.errors import CliError
+from vocalbench.files import write_atomic, write_json
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -84,14 +83,14 @@ def run(args: argparse.Namespace) -> int:
         from vocalbench.scoring.calibration_fit import fit_rules
 
         cal = fit_rules(judge.calibration, outcomes)
-        Path(args.fit).write_text(cal.to_json(), encoding="utf-8")
+        write_atomic(args.fit, cal.to_json())
         print(f"fitted {len(cal.families)} families on {len(items)} dev items -> {args.fit} (version {cal.version})")
     elif split == "test":
         path = judge_check.save_check(report)
         if not args.quiet:
             print(f"kept as {judge.id}'s latest check: {path}")
     if args.out:
-        Path(args.out).write_text(json.dumps(report, ensure_ascii=False, indent=2), encoding="utf-8")
+        write_json(args.out, report)
     if not args.quiet:
         _print(report)
     return 0

@@ -24,8 +24,8 @@ def run(args: argparse.Namespace) -> int:
     jobs = gen.jobs_from_args(args)
     for job in jobs:
         code = gen.generate_job(job, args)
-        if code:
-            status = max(status, code)
+        status = max(status, code)
+        if code == gen.STOPPED:
             continue  # stopped past the error threshold: finished replies are kept, nothing is scored
         summary = score_run_sync(job.run_dir, job.cfg, progress=not job.cfg.quiet)
         print_table(summary)

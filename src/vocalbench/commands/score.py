@@ -23,11 +23,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars or table")
 
 
+FLAGS = {k: f"--{k.replace('_', '-')}" for k in ("judge", "protocol", "asr", "mos", "emotion", "judge_concurrency")}
+
+
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from vocalbench.config import RunConfig
-    from vocalbench.errors import CliError
+    from vocalbench.errors import CliError, validation_message
     from vocalbench.scoring.engine import score_run_sync
 
     run_dir = Path(args.run)
@@ -44,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
         except ValidationError as exc:
-            raise CliError(f"invalid option: {exc.errors()[0]['msg']}") from exc
+            raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
         cfg.save(run_dir, extra=cfg.saved_records(run_dir))
     if args.quiet:
         cfg = cfg.model_copy(update={"quiet": True})

@@ -23,16 +23,25 @@ def run(args: argparse.Namespace) -> int:
     from dataclasses import replace
 
     from vocalbench.errors import CliError
+    from vocalbench.redact import system_credentials
     from vocalbench.systems import SystemOptions, resolve
     from vocalbench.systems.serve import FaultPlan, serve_forever
 
+    refused = system_credentials(args.system, args.system_base_url)
+    if refused:
+        raise CliError(refused)
     try:
         faults = replace(FaultPlan.parse(args.faults), hang_seconds=args.hang_seconds)
         system = resolve(args.system, SystemOptions.from_env(args.system_base_url, args.voice, args.max_reply_tokens))
     except (ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
+    if not 0 <= args.port <= 65535:
+        raise CliError(f"--port {args.port}: a port is 0..65535 (0: pick a free one)")
     try:
         asyncio.run(serve_forever(system, args.port, faults, args.fault_seed, args.quiet))
     except KeyboardInterrupt:
         return 0
+    except OSError as exc:
+        raise CliError(f"--port {args.port}: cannot listen on 127.0.0.1:{args.port} "
+                       f"({exc.strerror or exc}; is another server using it?)") from None
     return 0

@@ -25,6 +25,7 @@ from importlib.util import find_spec
 from pathlib import Path
 
 from vocalbench.errors import MissingDependency
+from vocalbench.files import write_json
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +123,7 @@ def _stamp_ok(target: Path, stamp: Path, sha: str) -> bool:
 
 def _write_stamp(target: Path, stamp: Path, sha: str) -> None:
     st = target.stat()
-    stamp.write_text(json.dumps({"sha256": sha, "size": st.st_size, "mtime_ns": st.st_mtime_ns}))
+    write_json(stamp, {"sha256": sha, "size": st.st_size, "mtime_ns": st.st_mtime_ns})
 
 
 @contextmanager

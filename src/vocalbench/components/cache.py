@@ -23,6 +23,7 @@ from vocalbench.components.base import (
     EmotionClassifier,
     Transcript,
 )
+from vocalbench.redact import redact
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -84,7 +85,7 @@ class ResultCache:
         with self._lock, self._db:
             self._db.execute(
                 "INSERT OR REPLACE INTO judge VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (model, host, rubric, prompt, value, raw, time.time()),
+                (model, host, rubric, prompt, value, redact(raw), time.time()),
             )
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from vocalbench.files import write_json
+
 logger = logging.getLogger(__name__)
 
 MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b"}  # alias -> assets name
@@ -165,8 +167,8 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
         if proc.poll() is not None:
             raise ServerError(f"llama.cpp server exited with status {proc.returncode}; see {log}")
         if _answers(port, alias):
-            _state_file(alias).write_text(json.dumps({"pid": proc.pid, "port": port, "log": str(log),
-                                                      "model": str(gguf), "started": time.time()}))
+            write_json(_state_file(alias), {"pid": proc.pid, "port": port, "log": str(log),
+                                            "model": str(gguf), "started": time.time()})
             return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, proc.pid, port, owned=True, log=str(log),
                                 _proc=proc)
         time.sleep(0.5)

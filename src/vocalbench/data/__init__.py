@@ -13,7 +13,7 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 from vocalbench import catalog, parts
-from vocalbench.data.official import DataError, is_release, load_subset, ordered, subset_files
+from vocalbench.data.official import DataError, detect_lang, is_release, load_subset, ordered, subset_files
 from vocalbench.records import Sample
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,7 @@ def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: 
     if limit is not None and limit < 1:
         raise ValueError(f"limit must be >= 1, got {limit}")
     _, root = _root_for(data, lang)
+    check_lang(root, lang)
     avail = ordered(list(subset_files(root)), lang)
     wanted = list(dict.fromkeys(subsets)) if subsets else list(avail)
     unknown = [s for s in wanted if s not in avail]
@@ -88,7 +89,19 @@ def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: 
     loaded = {s: load_subset(root, s, lang) for s in ordered(wanted, lang)}
     if limit is not None:
         loaded = limit_samples(loaded, limit)
-    return [s for name in ordered(list(loaded), lang) for s in loaded[name]]
+    samples = [s for name in ordered(list(loaded), lang) for s in loaded[name]]
+    if not samples:
+        raise DataError(root / "json", f"no samples in {', '.join(wanted) or 'any subset file'} (empty release)")
+    return samples
+
+
+def check_lang(root: Path, lang: str) -> None:
+    """:class:`DataError` when the release at ``root`` is clearly of the other language (its folder
+    name, its zh-only subsets, or the script of its questions: :func:`detect_lang`)."""
+    found = detect_lang(root)
+    if found != lang:
+        raise DataError(root, f"this release is {found} (by its folder name, subsets or question text), "
+                              f"not {lang}: check --lang")
 
 
 def _stratum(s: Sample) -> Hashable:

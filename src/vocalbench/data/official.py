@@ -24,6 +24,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from vocalbench import catalog
+from vocalbench.errors import InputError
+from vocalbench.files import id_problem
 from vocalbench.records import EMOTIONS_5, AudioRef, Sample, Turn
 
 
@@ -93,7 +95,7 @@ _ALWAYS = ("Qid", "Audio", "Question")
 _MAPPED = frozenset({"Qid", "Question", "Answer", "Category", "Sub-category", "Context"})
 
 
-class DataError(ValueError):
+class DataError(InputError):
     """A problem in a release; the message names the file, the Qid (when known) and the field."""
 
     def __init__(self, file: str | Path, problem: str, qid: str | None = None, field: str | None = None) -> None:
@@ -188,7 +190,7 @@ def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | No
     """Problems of one record as (qid, field, message); empty when the record is usable."""
     if not isinstance(record, dict):
         return [(None, None, f"item {index} is a {type(record).__name__}, expected an object")]
-    qid = record.get("Qid") if isinstance(record.get("Qid"), str) else None
+    qid = record.get("Qid") if isinstance(record.get("Qid"), str) and not id_problem(record["Qid"]) else None
     label = qid or f"item {index}"
     problems: list[tuple[str | None, str | None, str]] = []
     for name in _ALWAYS + _required(subset):
@@ -219,6 +221,8 @@ def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | No
                 problems.append((label, name, "expected 5 ratings in 1..5 for [angry, happy, neutral, sad, surprised]"))
         elif name == "Question_emo" and value not in EMOTIONS_5:
             problems.append((label, name, f"unknown emotion '{value}' (expected one of {', '.join(EMOTIONS_5)})"))
+        elif name == "Qid" and (problem := id_problem(value)):
+            problems.append((None, name, problem))
         elif name == "Audio" and (value.startswith("/") or ".." in Path(value).parts):
             problems.append((label, name, f"audio path '{value}' must be relative to audio/ and stay inside it"))
     return problems
@@ -231,6 +235,8 @@ def load_subset(root: Path, subset: str, lang: str) -> list[Sample]:
     if not path.exists():
         raise DataError(path, f"no such subset file (available: {', '.join(subset_files(root)) or 'none'})")
     records = read_records(path)
+    if not records:
+        raise DataError(path, "no records (an empty list)")
     root = root.resolve()  # sample audio paths stay valid from any working directory
     samples: list[Sample] = []
     seen: dict[str, int] = {}

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vocalbench.errors import validation_message
+from vocalbench.files import UnsafePath, inside
 from vocalbench.records import AudioRef, ErrorInfo, Reply, Sample, Timings
 
 ID_KEYS = ("question_id", "Qid", "qid", "id")
@@ -109,8 +111,25 @@ def _find_audio(outputs: Path, subset: str, ids: list[str]) -> Path | None:
         for i in ids:
             for p in (wav / name / f"{i}.wav", wav / f"{i}.wav"):
                 if p.exists():
-                    return p.resolve()
+                    return inside(outputs, p)
     return None
+
+
+AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a")
+
+
+def reply_audio(value: Any, path: Path, outputs: Path) -> Path:
+    """A JSONL record's ``audio``: an audio file inside the outputs folder (ValueError otherwise)."""
+    if not isinstance(value, str):
+        raise ValueError(f"field 'audio': expected a path string, got {type(value).__name__}")
+    root = outputs.parent if outputs.is_file() else outputs
+    try:
+        p = inside(root, path.parent / value)
+    except UnsafePath:
+        raise ValueError(f"field 'audio': {value} is outside the outputs folder {root.resolve()}") from None
+    if p.suffix.lower() not in AUDIO_SUFFIXES:
+        raise ValueError(f"field 'audio': {value} is not an audio file ({', '.join(AUDIO_SUFFIXES)})")
+    return p
 
 
 def official_replies(outputs: Path, subset: str, samples: list[Sample], stats: ImportStats) -> list[Reply] | None:
@@ -194,6 +213,10 @@ def jsonl_replies(outputs: Path, by_subset: dict[str, list[Sample]], stats: Impo
             continue
         for i, rec in enumerate(records, 1):
             subset, sid = rec.get("subset"), rec.get("id")
+            if not isinstance(subset, str) or not isinstance(sid, str):
+                stats.errors.append(f"{path}: line {i} field '{'subset' if not isinstance(subset, str) else 'id'}': "
+                                    f"expected a string, got {type(subset if not isinstance(subset, str) else sid).__name__}")
+                continue
             if subset not in by_subset:
                 stats.warnings.append(f"{path}: line {i}: subset {subset!r} not in the data; skipped")
                 continue
@@ -201,21 +224,22 @@ def jsonl_replies(outputs: Path, by_subset: dict[str, list[Sample]], stats: Impo
                 stats.warnings.append(f"{path}: line {i}: id {sid!r} not in {subset}; skipped")
                 continue
             try:
-                got.setdefault(subset, {})[str(sid)] = _jsonl_reply(rec, path)
+                got.setdefault(subset, {})[str(sid)] = _jsonl_reply(rec, path, outputs)
             except (TypeError, ValueError) as exc:
-                stats.errors.append(f"{path}: line {i} ({subset}/{sid}): {exc}")
+                stats.errors.append(f"{path}: line {i} ({subset}/{sid}): {validation_message(exc)}")
             source.setdefault(subset, path)
     for subset, replies in got.items():
         yield subset, _complete(subset, by_subset[subset], replies, source[subset])
 
 
-def _jsonl_reply(rec: dict[str, Any], path: Path) -> Reply:
+def _jsonl_reply(rec: dict[str, Any], path: Path, outputs: Path) -> Reply:
     audio = rec.get("audio")
     ref = None
     if audio:
-        p = Path(audio)
-        ref = AudioRef(path=str((p if p.is_absolute() else path.parent / p).resolve()))
+        ref = AudioRef(path=str(reply_audio(audio, path, outputs)))
     timings = rec.get("timings")
+    if timings is not None and not isinstance(timings, dict):
+        raise ValueError(f"field 'timings': expected an object of seconds, got {type(timings).__name__}")
     err = rec.get("error")
     error = None if not err else ErrorInfo(type=str(err) if isinstance(err, str) else str(err.get("type", "error")),
                                            message="" if isinstance(err, str) else str(err.get("message", "")))

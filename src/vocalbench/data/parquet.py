@@ -21,6 +21,7 @@ from typing import Any
 
 from vocalbench import catalog
 from vocalbench.data.official import DataError
+from vocalbench.files import UnsafePath, id_problem, inside
 
 
 def _pyarrow() -> Any:
@@ -111,18 +112,22 @@ def _row_to_record(row: dict[str, Any], *, config: str, index: int, out: Path, b
     qid = record.get("Qid")
     if not isinstance(qid, str) or not qid:
         raise DataError(file, f"row {index} has no string Qid", field="Qid")
+    if problem := id_problem(qid):
+        raise DataError(file, f"row {index}: {problem}", field="Qid")
     audio = row.get("audio")
     if isinstance(audio, dict) and audio.get("bytes"):
         suffix = Path(str(audio.get("path") or "")).suffix or ".wav"
         rel = f"{config}/{qid}{suffix}"
-        target = out / "audio" / rel
+        target = inside(out / "audio", rel)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(audio["bytes"])  # the encoded file as shipped; decoding stays in audio.py
         record["Audio"] = rel
     elif isinstance(record.get("Audio"), str):
-        src = base / "audio" / record["Audio"]
+        try:
+            src, target = inside(base / "audio", record["Audio"]), inside(out / "audio", record["Audio"])
+        except UnsafePath as exc:
+            raise DataError(file, f"row {index}: {exc}", qid=qid, field="Audio") from None
         if src.exists():
-            target = out / "audio" / record["Audio"]
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, target)
     elif isinstance(audio, dict) and audio.get("path"):

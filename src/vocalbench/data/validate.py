@@ -1,7 +1,8 @@
 """Check a release and report every problem (file, Qid, field) instead of stopping at the first.
 
 Errors: malformed JSON, a file that is not a list, an unknown subset file, duplicate Qids,
-missing required fields, wrong types, and (unless metadata-only) missing or unreadable audio.
+missing required fields, wrong types, unsafe Qids, empty subset files, and (unless metadata-only) missing,
+unreadable or truncated audio and WAV headers with an implausible sample rate.
 The optional/null fields docs/scoring.md lists (zh cs_knowledge ``Question_zh``, instruction
 ``Sub-category``, en emotion ``Prompt_prob``, en instruction ``Answer``) are not errors.
 Warnings: an official subset whose size differs from the release (fine for our own sets).
@@ -91,6 +92,8 @@ def validate(root: str | Path, lang: str | None = None, *, metadata_only: bool =
             report.problems.append(Problem(rel, exc.problem))
             continue
         report.items += len(records)
+        if not records:
+            report.problems.append(Problem(rel, "no records (an empty list)"))
         expected = known.get(subset)
         if expected is not None and len(records) != expected:
             report.problems.append(Problem(rel, f"{len(records)} items; the official release has {expected}",

@@ -20,7 +20,6 @@ which agrees with nobody).
 from __future__ import annotations
 
 import csv
-import json
 import math
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping, Sequence
@@ -30,6 +29,8 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench.files import write_json
+from vocalbench.records import Score
 from vocalbench.scoring.stats import cohen_kappa, spearman
 
 
@@ -152,6 +153,10 @@ def read_human_csv(path: str | Path) -> tuple[str, list[HumanRating]]:
         text = p.read_text(encoding="utf-8-sig")
     except OSError as exc:
         raise HumanCsvError(f"{p}: cannot read ({exc})") from exc
+    except UnicodeDecodeError as exc:
+        raise HumanCsvError(f"{p}: not a UTF-8 CSV file ({exc.reason} at byte {exc.start})") from None
+    if "\0" in text:
+        raise HumanCsvError(f"{p}: not a CSV text file (contains NUL bytes)")
     reader = csv.DictReader(text.splitlines())
     fields = {f.strip() for f in (reader.fieldnames or [])}
     base = {"sample_id", "subset", "rater_id"}
@@ -268,6 +273,8 @@ def human_agreement(mode: str, ratings: list[HumanRating], run: Any, pair_run: A
                     missing += 1
                     continue
                 judge[item] = verdict
+            if mode == "score":
+                _check_scale(r, run.judge_score(subset, r.sample_id))
             raters[r.rater_id][item] = r.choice if mode == "pairwise" else _label(r.score)  # type: ignore[arg-type]
         stats = agreement_stats(judge, dict(raters), numeric=mode == "score")
         stats["judge_ties"] = sum(v == "tie" for v in judge.values())
@@ -276,6 +283,23 @@ def human_agreement(mode: str, ratings: list[HumanRating], run: Any, pair_run: A
         if missing:
             out["missing"].append(f"{subset}: {missing} ratings refer to samples the judge did not score")
     return out
+
+
+def _check_scale(rating: HumanRating, judged: Score | None) -> None:
+    """AgreementError when a human score lies outside the scale of the rubric the judge answered."""
+    from vocalbench.scoring.rubrics import load
+
+    ref = judged.judge.rubric if judged is not None and judged.judge is not None else None
+    if not ref or rating.score is None:
+        return
+    try:
+        rubric = load(ref.split("@", 1)[0])
+    except (KeyError, ValueError):
+        return  # a rubric of another version of the package: its scale is unknown here
+    lo, hi = (rubric.lo, rubric.hi) if rubric.kind == "scale" else (0, 1)
+    if not lo <= rating.score <= hi:
+        raise AgreementError(f"human ratings: sample {rating.subset}/{rating.sample_id}, rater {rating.rater_id}, "
+                             f"field 'score': {rating.score:g} is outside the {rubric.id} scale {lo}..{hi}")
 
 
 def _judge_label(mode: str, run: Any, pair_run: Any | None, subset: str, sample_id: str) -> Hashable | None:
@@ -383,6 +407,5 @@ def agreement_report(run: str, human: str | None = None, pair_run: str | None = 
             if not result["judge_swap"]["subsets"]:
                 console.print("note: the two runs share no scored samples", markup=False)
     if out:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(result, ensure_ascii=False, indent=2), encoding="utf-8")
+        write_json(out, result)
     return result

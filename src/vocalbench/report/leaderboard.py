@@ -8,11 +8,12 @@ evaluators differ from the paper's profile are marked as not leaderboard-compara
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from vocalbench.files import write_atomic
 from vocalbench.scoring.dimensions import DIMENSIONS, ci_row, dimension_order
 
 LABELS = {d.name: d.label for d in DIMENSIONS.values()}
@@ -20,13 +21,23 @@ LABELS = {d.name: d.label for d in DIMENSIONS.values()}
 
 def load_summaries(run_dirs: Iterable[str | Path]) -> list[tuple[Path, dict[str, Any]]]:
     """(run folder, summary) for each run; a run without summary.json is an error naming it."""
+    from vocalbench.report.runs import RunFolderError, read_summary
+
     out = []
     for d in run_dirs:
-        p = Path(d) / "summary.json"
-        if not p.exists():
-            raise FileNotFoundError(f"{d}: no summary.json (run 'vocalbench score {d}' first)")
-        out.append((Path(d), json.loads(p.read_text(encoding="utf-8"))))
+        summary = read_summary(Path(d) / "summary.json")
+        if not summary:
+            raise RunFolderError(f"{d}: no summary.json (run 'vocalbench score {d}' first)")
+        out.append((Path(d), summary))
     return out
+
+
+_MARKDOWN = re.compile(r"([\\`*_{}\[\]<>()#+!|~])")
+
+
+def md_text(value: object) -> str:
+    """Text from a run (a system name) safe inside a Markdown table: one line, markup escaped."""
+    return _MARKDOWN.sub(r"\\\1", " ".join(str(value).split()))
 
 
 def fmt(value: float | None, digits: int = 2) -> str:
@@ -67,7 +78,7 @@ def overall_cell(summary: dict[str, Any]) -> str:
 
 
 def system_label(run_dir: Path, summary: dict[str, Any]) -> str:
-    name = str(summary.get("system") or run_dir.name)
+    name = md_text(summary.get("system") or run_dir.name)
     if not summary.get("provenance", {}).get("leaderboard_comparable", False):
         name += " ‡"
     return name
@@ -97,15 +108,15 @@ def markdown(runs: list[tuple[Path, dict[str, Any]]]) -> str:
                   "|---|---|---|---|---|---|---|---|"]
         for d, s in ranked:
             for name, row in s.get("subsets", {}).items():
-                lines.append(f"| {s.get('system') or d.name} | {name} | {fmt(row.get('value'), 3)} | {row.get('n')} | "
+                lines.append(f"| {md_text(s.get('system') or d.name)} | {name} | {fmt(row.get('value'), 3)} | {row.get('n')} | "
                              f"{row.get('scored')} | {row.get('unscored')} | {row.get('system_errors')} | "
                              f"{'yes' if row.get('complete') else 'no'} |")
         lines += ["", "### Evaluators", ""]
         for d, s in ranked:
             p = s.get("provenance", {})
             missing = s.get("overall", {}).get("missing") or []
-            lines.append(f"- {s.get('system') or d.name}: ASR {p.get('asr')}, MOS {p.get('mos')}, emotion {p.get('emotion')}, "
-                         f"judge {p.get('judge')}" + (f"; overall missing: {', '.join(missing)}" if missing else ""))
+            lines.append(f"- {md_text(s.get('system') or d.name)}: ASR {md_text(p.get('asr'))}, "
+                         f"MOS {md_text(p.get('mos'))}, emotion {md_text(p.get('emotion'))}, judge {md_text(p.get('judge'))}" + (f"; overall missing: {', '.join(missing)}" if missing else ""))
             lines += [f"  - {w}" for w in judge_warnings(s)]
         lines.append("")
     return "\n".join(lines)
@@ -125,9 +136,7 @@ def write_markdown(run_dirs: Iterable[str | Path], out_path: str | Path) -> Path
     out = Path(out_path)
     if out.is_dir() or out.suffix == "":
         out = out / "leaderboard.md"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(markdown(load_summaries(run_dirs)), encoding="utf-8")
-    return out
+    return write_atomic(out, markdown(load_summaries(run_dirs)))
 
 
 def print_table(summary: dict[str, Any], console: Any = None) -> None:

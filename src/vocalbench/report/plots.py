@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench.files import write_atomic
 from vocalbench.report.measures import (
     PERCENT_METRICS,
     RADAR_SCALE,
@@ -52,12 +53,15 @@ def _plt() -> Any:
 
 
 def _save(fig: Any, path: Path) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="svg", bbox_inches="tight", metadata={"Date": None})
+    """The figure as SVG at ``path``, written atomically."""
+    import io
+
     import matplotlib.pyplot as plt
 
+    buf = io.StringIO()
+    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
     plt.close(fig)
-    return path
+    return write_atomic(path, buf.getvalue())
 
 
 def radar_values(run: RunData) -> dict[str, float | None]:

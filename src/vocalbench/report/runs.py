@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vocalbench.errors import InputError
 from vocalbench.records import Reply, Sample, Score
 
 LANGS = ("en", "zh")
 
 
-class RunFolderError(ValueError):
+class RunFolderError(InputError):
     """A path that is neither a run folder nor a parent of en/ and zh/ run folders."""
 
 
@@ -50,7 +51,28 @@ def _read_json(path: Path) -> dict[str, Any]:
         body = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise RunFolderError(f"{path}: unreadable JSON ({exc})") from exc
-    return body if isinstance(body, dict) else {}
+    if not isinstance(body, dict):
+        raise RunFolderError(f"{path}: expected a JSON object, got {type(body).__name__}")
+    return body
+
+
+# the shape a report relies on: the type of each top-level key of summary.json that is present
+SUMMARY_SHAPE: dict[str, type | tuple[type, ...]] = {
+    "lang": str, "protocol": str, "system": str, "subsets": dict, "dimensions": dict, "overall": dict,
+    "provenance": dict, "meta": dict}
+
+
+def read_summary(path: Path) -> dict[str, Any]:
+    """A run's summary.json ({} when there is none); RunFolderError naming the file and the field
+    when it is not JSON or a key a report reads has the wrong type."""
+    body = _read_json(path)
+    for key, kind in SUMMARY_SHAPE.items():
+        if key in body and body[key] is not None and not isinstance(body[key], kind):
+            raise RunFolderError(f"{path}: not a vocalbench summary: field '{key}' is a {type(body[key]).__name__}")
+    for name, row in (body.get("subsets") or {}).items():
+        if not isinstance(row, dict):
+            raise RunFolderError(f"{path}: not a vocalbench summary: field 'subsets.{name}' is a {type(row).__name__}")
+    return body
 
 
 @dataclass
@@ -131,7 +153,7 @@ def load_run(path: str | Path, with_store: bool = True) -> RunData:
     p = Path(path)
     if not is_run_dir(p):
         raise RunFolderError(f"{p}: not a run folder")
-    summary = _read_json(p / "summary.json")
+    summary = read_summary(p / "summary.json")
     config = _read_json(p / "config.json")
     lang = str(summary.get("lang") or config.get("lang") or (p.name if p.name in LANGS else "en"))
     run = RunData(path=p, lang=lang, summary=summary, config=config)

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from vocalbench import catalog
+from vocalbench.files import inside, write_atomic
 from vocalbench.records import EMOTIONS_5
 from vocalbench.report.measures import (
     DIMENSION_LABEL,
@@ -224,12 +225,21 @@ def _link(src: Path, dst: Path) -> None:
 
 
 def _audio_rel(run: RunData, path: str | None, out: Path, rel_dir: str, stem: str) -> str | None:
+    """The report's copy (a hard link) of a record's audio, relative to ``out``; None when the record
+    has none, or its file is not audio (only audio files are ever linked into a report)."""
+    from vocalbench.audio import AudioError, info
+
     src = run.resolve_audio(path)
     if src is None:
         return None
+    try:
+        info(src)
+    except AudioError as exc:
+        log.warning("not linked into the report: %s", exc)
+        return None
     name = _SAFE.sub("_", stem) + src.suffix.lower()
-    rel = f"audio/{rel_dir}/{name}"
-    _link(src, out / rel)
+    rel = f"audio/{'/'.join(_SAFE.sub('_', part) for part in rel_dir.split('/'))}/{name}"
+    _link(src, inside(out, rel))
     return rel
 
 
@@ -384,11 +394,11 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
     html = env.get_template("leaderboard.html.j2").render(
         sections=sections, absent=absent, n_boot=n_boot, has_markdown=(out / "leaderboard.md").exists(),
     )
-    (out / "leaderboard.html").write_text(html, encoding="utf-8")
+    write_atomic(out / "leaderboard.html", html)
     res.files.append(out / "leaderboard.html")
     data = viewer_data(runs, out)
     viewer = env.get_template("viewer.html.j2").render(data=data)
-    (out / "viewer.html").write_text(viewer, encoding="utf-8")
+    write_atomic(out / "viewer.html", viewer)
     res.files.append(out / "viewer.html")
     return res
 

@@ -23,6 +23,7 @@ import numpy as np
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
+from vocalbench.files import inside, write_atomic
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
@@ -87,6 +88,11 @@ class GenerateResult:
     errors: dict[str, int] = field(default_factory=dict)
     warmup: dict[str, Any] | None = None
 
+    @property
+    def all_failed(self) -> bool:
+        """Samples were attempted now and none of them, nor any earlier one, got a reply."""
+        return self.failed > 0 and self.succeeded == 0 and self.reused == 0 and self.skipped == 0
+
     def line(self) -> str:
         errs = ", ".join(f"{k}: {v}" for k, v in sorted(self.errors.items()))
         return (f"{self.total} samples: {self.succeeded} answered, {self.failed} failed"
@@ -134,16 +140,13 @@ def write_wav(path: Path, samples: np.ndarray, sample_rate: int) -> Path:
     """
     from vocalbench.audio import to_wav_bytes
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_bytes(to_wav_bytes(samples, sample_rate))
-    tmp.replace(path)
-    return path
+    return write_atomic(path, to_wav_bytes(samples, sample_rate))
 
 
 def audio_path(store: RunStore, sample: Sample) -> Path:
-    """Where a sample's reply audio lives: RUN/audio/<subset>/<id>.wav."""
-    return store.audio_dir / sample.subset / f"{sample.id}.wav"
+    """Where a sample's reply audio lives: RUN/audio/<subset>/<id>.wav (:class:`UnsafePath` if an id
+    would lead outside RUN/audio)."""
+    return inside(store.audio_dir, Path(sample.subset) / f"{sample.id}.wav")
 
 
 def _norm_q(q: str) -> str:

@@ -18,6 +18,7 @@ from vocalbench.data.outputs import (
     official_replies,
 )
 from vocalbench.records import Reply, Sample
+from vocalbench.runner.fingerprint import sync_release
 from vocalbench.runner.generate import reply_index, reuse_reply
 from vocalbench.runner.store import RunStore
 
@@ -39,8 +40,10 @@ def _data_ref(data: str) -> str:
 
 
 def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, system: str | None = None,
-                   subsets: list[str] | None = None) -> ImportStats:
-    """Import outputs into run folder ``out`` (created or updated); returns per-subset counts."""
+                   subsets: list[str] | None = None, redo_changed: bool = False) -> ImportStats:
+    """Import outputs into run folder ``out`` (created or updated); returns per-subset counts. A run
+    made with another version of the release is refused, or with ``redo_changed`` its changed
+    samples' replies and scores are dropped first (:func:`~vocalbench.runner.fingerprint.sync_release`)."""
     from vocalbench.config import RunConfig
     from vocalbench.data import load_samples
 
@@ -58,6 +61,10 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
     else:
         cfg = RunConfig(system=system or f"imported:{outputs.name}", data=_data_ref(data), lang=lang)  # type: ignore[arg-type]
     with RunStore(out) as store:
+        redone = sync_release(store, samples, redo=redo_changed)
+        if redone:
+            stats.warnings.append(f"{len(redone)} changed sample(s) of the release: their replies and scores are redone")
+
         def write(subset: str, replies: list[Reply]) -> None:
             old = store.replies(subset)
             changed = any((o := old.get((r.subset, r.sample_id))) is not None and o.to_json() != r.to_json()
@@ -107,6 +114,8 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
             reused = reuse_replies(store, by_subset[control], source) if source else 0
             if reused:
                 stats.warnings.append(f"{control}: {reused} replies reused from {source} (same question)")
+        if not stats.subsets:
+            return stats  # nothing imported (every file malformed): the run is left as it was
         from vocalbench.data.official import ordered
 
         imported = ordered(store.subsets(), lang)

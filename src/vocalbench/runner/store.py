@@ -7,7 +7,8 @@ A run folder holds one system on one language::
     RUN/config.json    resolved config (no secrets)
     RUN/summary.json   written by scoring
 
-Every write is committed immediately, so a killed process loses at most what was in flight,
+Error text and judge output are stored with the configured key values redacted
+(:func:`vocalbench.redact.redact`). Every write is committed immediately, so a killed process loses at most what was in flight,
 and re-running skips finished work. Keys: replies by (subset, sample_id); scores by
 (subset, sample_id, name, evaluator) where ``evaluator`` is the scorer id@version plus the judge
 id for judge-based scores, so scores of an earlier judge stay beside those of a new one.
@@ -23,7 +24,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Self, cast
 
+from vocalbench.errors import InputError
 from vocalbench.records import Reply, Sample, Score
+from vocalbench.redact import redact
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,11 +40,17 @@ CREATE TABLE IF NOT EXISTS replies (
 CREATE TABLE IF NOT EXISTS scores (
     subset TEXT NOT NULL, sample_id TEXT NOT NULL, name TEXT NOT NULL, evaluator TEXT NOT NULL,
     record TEXT NOT NULL, PRIMARY KEY (subset, sample_id, name, evaluator));
+CREATE TABLE IF NOT EXISTS fingerprints (
+    subset TEXT NOT NULL, sample_id TEXT NOT NULL, record TEXT NOT NULL, PRIMARY KEY (subset, sample_id));
 CREATE TABLE IF NOT EXISTS judge_calls (
     id INTEGER PRIMARY KEY AUTOINCREMENT, subset TEXT, sample_id TEXT, model TEXT NOT NULL,
     prompt_hash TEXT NOT NULL, cached INTEGER NOT NULL, prompt_tokens INTEGER, completion_tokens INTEGER,
     seconds REAL, error TEXT, created REAL DEFAULT (strftime('%s','now')));
 """
+
+
+class StoreError(InputError):
+    """A run store that cannot be opened or read (not SQLite, truncated, damaged)."""
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -75,13 +84,24 @@ class RunStore:
         self.run_dir.mkdir(parents=True, exist_ok=True)
         self.path = self.run_dir / "store.sqlite"
         self._lock = threading.RLock()
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(f"{self.path}: not a file")
         if not self.path.exists():
             _create(self.path)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.execute("PRAGMA busy_timeout=30000")
-        self._db.executescript(SCHEMA)
+        try:
+            self._db.execute("PRAGMA busy_timeout=30000")
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+            check = self._db.execute("PRAGMA quick_check(1)").fetchone()
+        except sqlite3.DatabaseError as exc:
+            self._db.close()
+            raise StoreError(f"{self.path}: not a readable run store ({exc}); restore it or start another --out") from None
+        if check is None or check[0] != "ok":
+            self._db.close()
+            raise StoreError(f"{self.path}: damaged run store ({check[0] if check else 'no answer'}); "
+                             "restore it or start another --out")
 
     # -- lifecycle -------------------------------------------------------------------------
     def close(self) -> None:
@@ -116,7 +136,7 @@ class RunStore:
 
     # -- meta ------------------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
-        self._exec("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value, ensure_ascii=False)))
+        self._exec("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, redact(json.dumps(value, ensure_ascii=False))))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
         row = self._exec("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
@@ -160,13 +180,13 @@ class RunStore:
     def put_reply(self, reply: Reply) -> None:
         self._exec(
             "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
-            (reply.subset, reply.sample_id, int(reply.failed), reply.to_json()),
+            (reply.subset, reply.sample_id, int(reply.failed), redact(reply.to_json())),
         )
 
     def put_replies(self, replies: Iterable[Reply]) -> None:
         self._many(
             "INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?)",
-            ((r.subset, r.sample_id, int(r.failed), r.to_json()) for r in replies),
+            ((r.subset, r.sample_id, int(r.failed), redact(r.to_json())) for r in replies),
         )
 
     def get_reply(self, subset: str, sample_id: str) -> Reply | None:
@@ -217,13 +237,13 @@ class RunStore:
     def put_score(self, score: Score, evaluator: str) -> None:
         self._exec(
             "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
-            (score.subset, score.sample_id, score.name, evaluator, score.to_json()),
+            (score.subset, score.sample_id, score.name, evaluator, redact(score.to_json())),
         )
 
     def put_scores(self, scores: Iterable[tuple[Score, str]]) -> None:
         self._many(
             "INSERT OR REPLACE INTO scores VALUES (?, ?, ?, ?, ?)",
-            ((s.subset, s.sample_id, s.name, ev, s.to_json()) for s, ev in scores),
+            ((s.subset, s.sample_id, s.name, ev, redact(s.to_json())) for s, ev in scores),
         )
 
     def scores(self, subset: str | None = None, evaluator: str | None = None) -> list[Score]:
@@ -270,6 +290,28 @@ class RunStore:
         else:
             self._exec("DELETE FROM scores WHERE subset = ? AND evaluator = ?", (subset, evaluator))
 
+    # -- release fingerprints (runner/fingerprint.py) ----------------------------------------
+    def fingerprints(self) -> dict[tuple[str, str], dict[str, Any]]:
+        rows = self._exec("SELECT subset, sample_id, record FROM fingerprints").fetchall()
+        return {(a, b): json.loads(rec) for a, b, rec in rows}
+
+    def put_fingerprints(self, records: dict[tuple[str, str], dict[str, Any]]) -> None:
+        self._many("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
+                   ((a, b, json.dumps(rec, ensure_ascii=False)) for (a, b), rec in records.items()))
+
+    def forget(self, keys: Sequence[tuple[str, str]]) -> None:
+        """Drop the replies and scores of these (subset, sample id) keys, in one transaction."""
+        rows = [tuple(k) for k in keys]
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany("DELETE FROM replies WHERE subset = ? AND sample_id = ?", rows)
+                self._db.executemany("DELETE FROM scores WHERE subset = ? AND sample_id = ?", rows)
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
     # -- judge accounting ------------------------------------------------------------------
     def log_judge_call(
         self,
@@ -287,7 +329,8 @@ class RunStore:
         self._exec(
             "INSERT INTO judge_calls (subset, sample_id, model, prompt_hash, cached, prompt_tokens,"
             " completion_tokens, seconds, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (subset, sample_id, model, prompt_hash, int(cached), prompt_tokens, completion_tokens, seconds, error),
+            (subset, sample_id, model, prompt_hash, int(cached), prompt_tokens, completion_tokens, seconds,
+             None if error is None else redact(error)),
         )
 
     def judge_usage(self) -> dict[str, Any]:

@@ -314,6 +314,10 @@ def _selected(store: RunStore, cfg: RunConfig, subsets: list[str] | None) -> lis
     if unknown:
         raise ValueError(f"subset(s) {', '.join(unknown)} have no samples in this run "
                          f"(present: {', '.join(sorted(present)) or 'none'})")
+    foreign = sorted(s for s in present if s not in catalog.names(cfg.lang))
+    if foreign:
+        raise ValueError(f"{store.run_dir}: the store holds {', '.join(foreign)}, not a {cfg.lang} subset "
+                         f"(the run is lang {cfg.lang}: made with --lang {cfg.lang} on a release of another language?)")
     wanted = catalog.with_controls(wanted, present)  # robust's clean baseline
     return ordered(wanted, cfg.lang)
 

@@ -20,7 +20,6 @@ import asyncio
 import hashlib
 import json
 import math
-import os
 import re
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -32,6 +31,7 @@ from typing import Any
 
 from vocalbench.components.calibrated_judge import family_of
 from vocalbench.components.calibration import CalibrationItem
+from vocalbench.files import write_json
 from vocalbench.scoring import rubrics, stats
 
 MIN_ITEMS = 10
@@ -202,10 +202,7 @@ def save_check(report: dict[str, Any]) -> Path:
             pass
     merged["validated"] = sorted(f for f, v in merged["families"].items() if v["validated"])
     merged["not_validated"] = sorted(f for f, v in merged["families"].items() if not v["validated"])
-    tmp = path.with_name(path.name + ".part")
-    tmp.write_text(json.dumps(merged, ensure_ascii=False, indent=2), encoding="utf-8")
-    os.replace(tmp, path)
-    return path
+    return write_json(path, merged)
 
 
 def latest_check(judge_id: str) -> dict[str, Any] | None:

@@ -11,14 +11,13 @@ optional keys as before; keys a later version adds to ``provenance``/``meta`` pa
 
 from __future__ import annotations
 
-import json
-import os
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from vocalbench.config import RunConfig
+from vocalbench.files import write_json
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import compute as compute_dimensions
@@ -181,9 +180,5 @@ def write_summary(run_dir: str | Path, summary: dict[str, Any] | Summary) -> Pat
     """Validate ``summary`` against :class:`Summary` and write ``RUN/summary.json`` atomically
     (UTF-8, ``ensure_ascii=False``)."""
     model = summary if isinstance(summary, Summary) else Summary.model_validate(summary)
-    p = Path(run_dir) / "summary.json"
-    tmp = p.with_name(p.name + ".part")
-    tmp.write_text(json.dumps(model.to_dict(), ensure_ascii=False, indent=2), encoding="utf-8")
-    os.replace(tmp, p)
-    return p
+    return write_json(Path(run_dir) / "summary.json", model.to_dict())
 

@@ -67,9 +67,23 @@ class Script:
         if kw.get("fault") is not None:
             kw["fault"] = Fault(**kw["fault"])
         s = cls(**kw)
+        check_template(s.text)
         if s.chunk_seconds <= 0 or s.first_chunk_delay < 0 or s.chunk_interval < 0:
             raise ValueError("chunk_seconds must be > 0 and delays >= 0")
         return s
+
+
+TEMPLATE_FIELDS = ("question", "id", "subset", "turns")
+
+
+def check_template(text: str) -> None:
+    """ValueError unless ``text`` formats with :data:`TEMPLATE_FIELDS` only (checked at load, not per reply)."""
+    try:
+        text.format(**{k: "" if k != "turns" else 0 for k in TEMPLATE_FIELDS})
+    except (ValueError, KeyError, IndexError) as exc:
+        raise ValueError(f"field 'text': {text!r} is not a valid template ({type(exc).__name__}: {exc}); "
+                         f"placeholders: {', '.join('{' + f + '}' for f in TEMPLATE_FIELDS)}; "
+                         "write literal braces as {{ and }}") from None
 
 
 class ScriptedSystem:
