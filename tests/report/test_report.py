@@ -48,6 +48,9 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
     assert s0["runs"][0]["text"].startswith("Sure! <script>")
     assert (out / s0["query_audio"]).is_file() and (out / s0["runs"][1]["audio"]).is_file()
     assert s0["runs"][0]["timings"]["fcl_ms"] is not None and s0["runs"][0]["mos"] is not None
+    t0 = s0["runs"][0]["timings"]
+    assert t0["faa_ms"] == pytest.approx(t0["fcl_ms"] + 100.0, abs=0.2)
+    assert re.search(r'data-dim="faa_ms"[^>]*>\s*<span class="val">500</span>', html)
     emo = next(s for s in data["samples"] if s["subset"] == "emotion")
     assert emo["runs"][0]["emotion"]["happy"] == pytest.approx(0.5)
     judged = next(s for s in data["samples"] if s["subset"] == "creativity")["runs"][0]["scores"][0]

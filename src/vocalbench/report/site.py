@@ -324,7 +324,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
         if t is not None:
             def ms(x: float | None) -> float | None:
                 return None if x is None else round((x - t.request_sent) * 1000.0, 1)
-            e["timings"] = {"fcl_ms": ms(t.first_audio), "first_text_ms": ms(t.first_text),
+            e["timings"] = {"fcl_ms": ms(t.first_audio), "faa_ms": ms(t.first_audible), "first_text_ms": ms(t.first_text),
                             "last_chunk_ms": ms(t.last_chunk), "rtf": reply.rtf,
                             "audio_duration_s": reply.audio_duration, "origin": t.origin}
     return e

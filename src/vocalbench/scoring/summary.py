@@ -1,7 +1,7 @@
 """``RUN/summary.json``: the stable schema of DESIGN.md.
 
 ``subsets`` holds one row per scored subset plus the acoustic rows (``utmos``, ``wer``/``per``)
-and the latency rows (``fcl_ms``, ``rtf``), each ``{metric, value, n, scored, unscored,
+and the latency rows (``fcl_ms``, ``faa_ms``, ``rtf``), each ``{metric, value, n, scored, unscored,
 system_errors, complete, ci95, extra}``; ``dimensions`` and ``overall`` follow (see
 :mod:`vocalbench.scoring.dimensions` and :mod:`vocalbench.scoring.overall`); ``provenance``
 names the evaluators and whether they match the paper's profile. :class:`Summary` is that schema as
@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from vocalbench.config import RunConfig
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import SubsetResult
+from vocalbench.scoring.dimensions import ROWS
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 
@@ -154,8 +155,8 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
 
     dims = compute_dimensions(results, cfg.lang)
     overall = overall_result(dims.values, cfg.protocol, dims.incomplete, lang=cfg.lang)
-    names = ordered([n for n in results if n not in ("utmos", "wer", "per", "fcl_ms", "rtf")], cfg.lang)
-    names += [n for n in ("utmos", "wer", "per", "fcl_ms", "rtf") if n in results]
+    names = ordered([n for n in results if n not in ROWS], cfg.lang)
+    names += [n for n in ("utmos", "wer", "per", "fcl_ms", "faa_ms", "rtf") if n in results]
     usage = store.judge_usage() if store is not None else None
     prov = provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
                       imported_transcripts=imported_transcripts)

@@ -11,8 +11,9 @@ and demos. FILE is JSONL, one reply script per line (documented in docs/systems.
 ``id`` matches ``subset/sample_id``, then ``sample_id``, then ``*`` (the default). ``text`` may use
 ``{question}`` (the sample's question text, when the caller has it), ``{id}``, ``{subset}`` and
 ``{turns}`` (the number of history turns received). Audio is real
-audio: a wav file (relative to FILE), a sine tone or silence of a given duration, cut into chunks
-of ``chunk_seconds`` and streamed on a fixed schedule measured from the request.
+audio: a wav file (relative to FILE), a sine tone or silence of a given duration, optionally after
+``lead_silence`` seconds of silence (a system that streams silence first), cut into chunks of
+``chunk_seconds`` and streamed on a fixed schedule measured from the request.
 """
 
 from __future__ import annotations
@@ -127,7 +128,8 @@ class ScriptedSystem:
                 x = np.zeros(int(float(spec["silence"]) * s.sample_rate), dtype=np.float32)
             else:
                 raise ValueError(f"{self.path}: audio needs 'wav', 'tone' or 'silence', got {spec}")
-            self._audio_cache[key] = x
+            lead = np.zeros(int(float(spec.get("lead_silence", 0.0)) * s.sample_rate), dtype=np.float32)
+            self._audio_cache[key] = np.concatenate([lead, x])
         return self._audio_cache[key]
 
     async def stream(self, sample: Sample) -> AsyncIterator[Event]:
