@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system-base-url", default=None,
                    help="base URL of a network system (else from the SPEC or VOCALBENCH_SYSTEM_BASE_URL; never saved)")
     p.add_argument("--voice", default=None, help="voice of the system under test, where it has voices")
+    p.add_argument("--realtime-api", choices=("ga", "beta"), default="ga",
+                   help="Realtime protocol version a realtime: system speaks (default ga; beta sends "
+                        "OpenAI-Beta: realtime=v1 and the beta session shape)")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up call")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
 
@@ -127,7 +130,8 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
         samples = load_samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit)
     except (DataError, ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
-    options = SystemOptions.from_env(args.system_base_url, args.voice, cfg.max_reply_tokens, cfg.seed)
+    options = SystemOptions.from_env(args.system_base_url, args.voice, cfg.max_reply_tokens, cfg.seed,
+                                     args.realtime_api)
     try:
         if cfg.executor == "ray":
             from vocalbench.runner.ray_executor import RayExecutor
