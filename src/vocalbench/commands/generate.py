@@ -107,9 +107,20 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     return jobs
 
 
+def samples_of(job: Job) -> list[Any]:
+    """The samples of one language's run, loaded from its data; bad data is a one-line error."""
+    from vocalbench.data import DataError, load_samples
+    from vocalbench.errors import CliError
+
+    cfg = job.cfg
+    try:
+        return list(load_samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit))
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        raise CliError(str(exc)) from None
+
+
 def generate_job(job: Job, args: argparse.Namespace) -> int:
     """Generate one language's replies; 0 on success, 3 when the error threshold stopped the run."""
-    from vocalbench.data import DataError, load_samples
     from vocalbench.errors import CliError
     from vocalbench.runner.folder import check_resume, save_config
     from vocalbench.runner.generate import (
@@ -126,10 +137,7 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
         check_resume(cfg, job.run_dir)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    try:
-        samples = load_samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit)
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        raise CliError(str(exc)) from None
+    samples = samples_of(job)
     options = SystemOptions.from_env(args.system_base_url, args.voice, cfg.max_reply_tokens, cfg.seed,
                                      args.realtime_api)
     try:

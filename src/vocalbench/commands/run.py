@@ -6,11 +6,13 @@ from __future__ import annotations
 import argparse
 import sys
 
+from vocalbench.commands import dry_run
 from vocalbench.commands import generate as gen
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     gen.add_arguments(p)
+    dry_run.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
     status = 0
     scored = []
     jobs = gen.jobs_from_args(args)
+    if args.dry_run:
+        for job in jobs:
+            dry_run.show(job.cfg, args=args, label=job.cfg.lang, run_dir=job.run_dir, samples=gen.samples_of(job))
+        return 0
     for job in jobs:
         code = gen.generate_job(job, args)
         if code:

@@ -62,7 +62,9 @@ class Provenance(_Part):
     specs: dict[str, str] = {}
     asr_transcripts: str | None = None  # only when transcripts came with the outputs
     leaderboard_comparable: bool = False
-    judge_usage: dict[str, Any] | None = None  # only when the store logged judge calls
+    # the judge ledger per judge model (calls, cache_hits, errors, prompt/completion tokens, seconds),
+    # over every scoring pass of this run folder; only when the store logged judge calls
+    judge_usage: dict[str, dict[str, Any]] | None = None
     judge_validity: dict[str, Any] | None = None  # only when a judge was used (scoring/judge_check.py)
 
 
@@ -157,7 +159,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     overall = overall_result(dims.values, cfg.protocol, dims.incomplete, lang=cfg.lang)
     names = ordered([n for n in results if n not in ROWS], cfg.lang)
     names += [n for n in ("utmos", "wer", "per", "fcl_ms", "faa_ms", "rtf") if n in results]
-    usage = store.judge_usage() if store is not None else None
+    usage = (store.judge_usage() or None) if store is not None else None
     prov = provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
                       imported_transcripts=imported_transcripts)
     validity = judge_provenance(cfg, judge_id, store)
