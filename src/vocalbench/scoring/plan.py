@@ -11,7 +11,8 @@ the reply text.
 
 Tokens are counted with the local judge model's own tokenizer (Qwen2.5, read from its GGUF
 vocabulary when the model is assembled; nothing is started) plus the chat template's few tokens per
-message, else estimated at 4 characters per token (0.6 per CJK character). A calibrated (local)
+message, else estimated at 4.9 characters per token (0.65 per CJK character; measured against that
+vocabulary on the official questions, answers and rubrics). A calibrated (local)
 verdict asks its main question and each check as separate single-token requests; a JSON judge
 is counted at ``JSON_ANSWER_TOKENS`` completion tokens per request.
 """
@@ -135,7 +136,7 @@ def _vocab() -> Any:
 
 
 def tokenizer_name() -> str:
-    return "qwen2.5 vocabulary" if _vocab() is not None else "estimate: 4 chars/token, 0.6/CJK char"
+    return "qwen2.5 vocabulary" if _vocab() is not None else "estimate: 4.9 chars/token, 0.65/CJK char"
 
 
 def count_tokens(text: str) -> int:
@@ -143,7 +144,7 @@ def count_tokens(text: str) -> int:
     if vocab is not None:
         return len(vocab.tokenize(text.encode("utf-8"), add_bos=False, special=False))
     cjk = len(_CJK.findall(text))
-    return round(cjk * 0.6 + (len(text) - cjk) / 4)
+    return round(cjk * 0.65 + (len(text) - cjk) / 4.9)
 
 
 def prompt_tokens(messages: list[dict[str, str]]) -> int:
