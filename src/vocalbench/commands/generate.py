@@ -108,13 +108,15 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
 
 
 def samples_of(job: Job) -> list[Any]:
-    """The samples of one language's run, loaded from its data; bad data is a one-line error."""
+    """The samples of one language's run, loaded from its data (a Hub name pinned to the commit the
+    run started with); bad data is a one-line error."""
     from vocalbench.data import DataError, load_samples
     from vocalbench.errors import CliError
+    from vocalbench.runner.folder import pinned_data
 
     cfg = job.cfg
     try:
-        return list(load_samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit))
+        return list(load_samples(pinned_data(cfg.data, job.run_dir), cfg.lang, cfg.subsets, cfg.limit))
     except (DataError, ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
 
@@ -122,7 +124,7 @@ def samples_of(job: Job) -> list[Any]:
 def generate_job(job: Job, args: argparse.Namespace) -> int:
     """Generate one language's replies; 0 on success, 3 when the error threshold stopped the run."""
     from vocalbench.errors import CliError
-    from vocalbench.runner.folder import check_resume, save_config
+    from vocalbench.runner.folder import check_resume, pinned_data, record_data_source, save_config
     from vocalbench.runner.generate import (
         LocalExecutor,
         RunAborted,
@@ -151,6 +153,7 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     save_config(cfg, job.run_dir, None)
     with RunStore(job.run_dir) as store:
+        record_data_source(store, pinned_data(cfg.data, job.run_dir))
         store.add_samples(samples)
         if not cfg.quiet:
             print(f"[{cfg.lang}] {len(samples)} samples -> {job.run_dir}", file=sys.stderr)

@@ -32,10 +32,10 @@ def reuse_replies(store: RunStore, samples: list[Sample], source: str) -> int:
 
 
 def _data_ref(data: str) -> str:
-    """DATA as recorded in config.json: a built-in name as is, a folder as an absolute path."""
-    from vocalbench.data import BUILTIN
+    """DATA as recorded in config.json: a built-in or Hub name as is, a folder as an absolute path."""
+    from vocalbench.data import BUILTIN, hub
 
-    return data if data in BUILTIN else str(Path(data).resolve())
+    return data if data in BUILTIN or hub.parse(data) is not None else str(Path(data).resolve())
 
 
 def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, system: str | None = None,
@@ -43,7 +43,9 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
     """Import outputs into run folder ``out`` (created or updated); returns per-subset counts."""
     from vocalbench.config import RunConfig
     from vocalbench.data import load_samples
+    from vocalbench.runner.folder import pinned_data, record_data_source
 
+    data = pinned_data(data, out)
     samples = load_samples(data, lang, subsets)
     by_subset: dict[str, list[Sample]] = {}
     for s in samples:
@@ -58,6 +60,8 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
     else:
         cfg = RunConfig(system=system or f"imported:{outputs.name}", data=_data_ref(data), lang=lang)  # type: ignore[arg-type]
     with RunStore(out) as store:
+        record_data_source(store, data)
+
         def write(subset: str, replies: list[Reply]) -> None:
             old = store.replies(subset)
             changed = any((o := old.get((r.subset, r.sample_id))) is not None and o.to_json() != r.to_json()

@@ -66,6 +66,7 @@ class Provenance(_Part):
     # over every scoring pass of this run folder; only when the store logged judge calls
     judge_usage: dict[str, dict[str, Any]] | None = None
     judge_validity: dict[str, Any] | None = None  # only when a judge was used (scoring/judge_check.py)
+    data: dict[str, Any] | None = None  # only for a Hub dataset: {"hf", "requested", "revision"}
 
 
 class Meta(_Part):
@@ -162,6 +163,8 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     usage = (store.judge_usage() or None) if store is not None else None
     prov = provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
                       imported_transcripts=imported_transcripts)
+    if store is not None and store.get_meta("data_source"):
+        prov["data"] = store.get_meta("data_source")  # the Hub dataset and commit (runner/folder.py)
     validity = judge_provenance(cfg, judge_id, store)
     if validity is not None:
         prov["judge_validity"] = validity
