@@ -52,8 +52,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--realtime-api", choices=("ga", "beta"), default="ga",
                    help="Realtime protocol version a realtime: system speaks (default ga; beta sends "
                         "OpenAI-Beta: realtime=v1 and the beta session shape)")
+    p.add_argument("--repeats", type=_positive, default=1, metavar="N",
+                   help="N independent replies per item, each repeat a run folder RUN/[LANG/]repeat-K with seed "
+                        "+ K - 1 (where the system takes a seed); run writes their mean, between-run SD and CI "
+                        "to repeats.json")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up call")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+
+
+def _positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
 
 
 @dataclass
@@ -64,6 +75,7 @@ class Job:
     run_dir: Path
     spec: str
     root: Path  # the --out folder (RUN; RUN/en and RUN/zh live under it with --lang both)
+    group: Path | None = None  # with --repeats: the folder holding this language's repeat-K runs
 
 
 def jobs_from_args(args: argparse.Namespace) -> list[Job]:
@@ -101,7 +113,15 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 warmup=False if args.no_warmup else None, quiet=args.quiet or None)
         except ValidationError as exc:
             raise CliError(str(exc).replace("\n", " ")) from None
-        jobs.append(Job(cfg, out / lg if lang == "both" else out, args.system, out))
+        folder = out / lg if lang == "both" else out
+        if args.repeats == 1:
+            jobs.append(Job(cfg, folder, args.system, out))
+            continue
+        from vocalbench.report.repeats import repeat_dir
+
+        for k in range(1, args.repeats + 1):  # independent replies: repeat k runs with seed + k - 1
+            jobs.append(Job(cfg.model_copy(update={"seed": cfg.seed + k - 1}), repeat_dir(folder, k), args.system, out,
+                            folder))
     if not jobs:
         raise CliError(f"no language has the subsets {', '.join(wanted or [])}")
     return jobs

@@ -157,6 +157,28 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
     return rows
 
 
+def repeat_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+    """One row per repeat group of ``lang`` among the runs: overall and dimensions as mean ± SD [CI]."""
+    from vocalbench.report.repeats import load_repeats
+
+    rows = []
+    for group in dict.fromkeys(r.path.parent for r in runs if r.lang == lang):
+        body = load_repeats(group)
+        if body is None:
+            continue
+        cells = []
+        for dim in ["overall", *dimensions.shown(lang)]:
+            pooled = body.get("overall") if dim == "overall" else (body.get("dimensions") or {}).get(dim)
+            if not pooled:
+                cells.append({"dim": dim, "text": "—", "ci": None})
+                continue
+            ci = pooled.get("ci95")
+            cells.append({"dim": dim, "text": f"{fmt(dim, pooled['mean'])} ± {fmt(dim, pooled['sd'])}",
+                          "ci": f"[{fmt(dim, ci[0])}, {fmt(dim, ci[1])}]" if ci else None})
+        rows.append({"label": f"{body.get('system')} ({group.name})", "n": body.get("repeats"), "cells": cells})
+    return rows
+
+
 def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     """Per run of ``lang``: its judge, the latest judge-check figures of the rubric families it
     used, the subsets whose judged numbers are not validated, and the same-model warning."""
@@ -375,6 +397,9 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
                         for d in dimensions.shown(lang)],
             "rows": rows,
             "judges": judge_validity_rows(runs, lang),
+            "repeats": repeat_rows(runs, lang),
+            "repeat_columns": [{"dim": "overall", "label": "Overall"}] + [
+                {"dim": d, "label": DIMENSION_LABEL.get(d, d)} for d in dimensions.shown(lang)],
             "notes": missing_notes(runs, lang) + plot_missing + [
                 f"{r['label']}: no bootstrap CI shown for {n} (recomputation differs)" for r in rows for n in r["ci_notes"]],
             "plots": plots,

@@ -8,8 +8,11 @@ and demos. FILE is JSONL, one reply script per line (documented in docs/systems.
     {"id": "single_round/single_round-001", "audio": {"wav": "reply.wav"},
      "fault": {"type": "http_500", "fail_first": 2}}
 
-``id`` matches ``subset/sample_id``, then ``sample_id``, then ``*`` (the default). ``text`` may use
-``{question}`` (the sample's question text, when the caller has it), ``{id}``, ``{subset}`` and
+``id`` matches ``subset/sample_id``, then ``sample_id``, then ``*`` (the default). ``texts`` (a list)
+instead of ``text`` draws each sample's reply from the list by the run's seed (``SystemOptions.seed``):
+a system with sampling noise, for repeat drills (``run --repeats``). ``text`` may use
+``{question}`` (the sample's question text, when the caller has it), ``{reference}`` (its reference
+answer, when it has one: an oracle), ``{id}``, ``{subset}`` and
 ``{turns}`` (the number of history turns received). Audio is real
 audio: a wav file (relative to FILE), a sine tone or silence of a given duration, optionally after
 ``lead_silence`` seconds of silence (a system that streams silence first), cut into chunks of
@@ -49,6 +52,7 @@ class Fault:
 @dataclass(frozen=True)
 class Script:
     text: str = "Scripted reply to {id}."
+    texts: tuple[str, ...] = ()  # when given: one drawn per sample and seed instead of ``text``
     audio: dict[str, Any] = field(default_factory=lambda: {"tone": 220.0, "seconds": 1.0})
     sample_rate: int = 24000
     first_text_delay: float | None = None  # default: same as first_chunk_delay
@@ -59,7 +63,7 @@ class Script:
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> Script:
-        known = {"text", "audio", "sample_rate", "first_text_delay", "first_chunk_delay", "chunk_seconds",
+        known = {"text", "texts", "audio", "sample_rate", "first_text_delay", "first_chunk_delay", "chunk_seconds",
                  "chunk_interval", "fault"}
         unknown = set(obj) - known - {"id"}
         if unknown:
@@ -67,6 +71,10 @@ class Script:
         kw = {k: v for k, v in obj.items() if k in known}
         if kw.get("fault") is not None:
             kw["fault"] = Fault(**kw["fault"])
+        if "texts" in kw:
+            if not isinstance(kw["texts"], list) or not kw["texts"] or not all(isinstance(t, str) for t in kw["texts"]):
+                raise ValueError("texts must be a non-empty list of strings")
+            kw["texts"] = tuple(kw["texts"])
         s = cls(**kw)
         if s.chunk_seconds <= 0 or s.first_chunk_delay < 0 or s.chunk_interval < 0:
             raise ValueError("chunk_seconds must be > 0 and delays >= 0")
@@ -76,8 +84,9 @@ class Script:
 class ScriptedSystem:
     """Replays scripts; counts attempts per sample so faults can hit the first N tries."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, seed: int = 0) -> None:
         self.path = Path(path)
+        self.seed = seed
         self.scripts: dict[str, Script] = {}
         if not self.path.exists():
             raise FileNotFoundError(f"scripted system: {self.path} not found")
@@ -104,7 +113,7 @@ class ScriptedSystem:
         return None
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "scripted", "file": self.path.name, "scripts": len(self.scripts)}
+        return {"kind": "scripted", "file": self.path.name, "scripts": len(self.scripts), "seed": self.seed}
 
     def script_for(self, sample: Sample) -> Script | None:
         for key in (f"{sample.subset}/{sample.id}", sample.id, "*", "default"):
@@ -153,7 +162,9 @@ class ScriptedSystem:
         audio = self._audio(s)
         step = max(1, int(s.chunk_seconds * s.sample_rate))
         pieces = [audio[i:i + step] for i in range(0, audio.size, step)] or [audio]
-        text = s.text.format(question=sample.question, id=sample.id, subset=sample.subset, turns=len(sample.history))
+        template = s.texts[_draw(f"{self.seed}/{key}", len(s.texts))] if s.texts else s.text
+        text = template.format(question=sample.question, reference=sample.reference or "", id=sample.id,
+                               subset=sample.subset, turns=len(sample.history))
         texts = _spread(text, len(pieces))
         ftd = s.first_chunk_delay if s.first_text_delay is None else s.first_text_delay
         timeline: list[tuple[float, int, int, Event]] = []  # (time, chunk, text before audio, event)
@@ -173,6 +184,13 @@ class ScriptedSystem:
         yield Done()
 
 
+def _draw(key: str, n: int) -> int:
+    """A stable index in ``range(n)`` for ``key`` (the same in every process, unlike ``hash``)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n
+
+
 def _spread(text: str, n: int) -> list[str]:
     """Split ``text`` at word boundaries into ``n`` deltas that concatenate back to it."""
     words = text.split()
@@ -185,7 +203,7 @@ def _spread(text: str, n: int) -> list[str]:
 
 
 def from_spec(arg: str, options: SystemOptions) -> ScriptedSystem:
-    """``scripted:FILE`` (options do not apply: the script fixes every reply)."""
+    """``scripted:FILE``; of the options only the seed applies (it draws from ``texts``)."""
     if not arg:
         raise ValueError("scripted system: expected scripted:FILE")
-    return ScriptedSystem(arg)
+    return ScriptedSystem(arg, options.seed)
