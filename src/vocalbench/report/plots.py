@@ -257,6 +257,41 @@ def latency_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
     return _save(fig, path)
 
 
+def quality_latency_points(runs: list[RunData]) -> list[tuple[str, float, float, bool]]:
+    """(label, median first-audible ms, overall or partial overall, partial?) of each run that has both."""
+    out = []
+    for r in runs:
+        faa = (r.summary.get("dimensions") or {}).get("faa_ms")
+        ov = r.summary.get("overall") or {}
+        value, partial = ov.get("value"), False
+        if value is None and (ov.get("partial") or {}).get("value") is not None:
+            value, partial = ov["partial"]["value"], True
+        if faa is not None and value is not None:
+            out.append((r.label, float(faa), float(value), partial))
+    return out
+
+
+def quality_latency_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
+    """Each run's overall (hollow: a partial overall) against its median first audible audio."""
+    points = quality_latency_points(runs)
+    if not points:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    seen: dict[tuple[float, float], int] = {}
+    for label, x, y, partial in points:
+        ax.scatter([x], [y], s=60, facecolors="none" if partial else None, edgecolors="C0", color="C0", zorder=3)
+        k = seen[(x, y)] = seen.get((x, y), -1) + 1  # labels of runs at the same point are stacked
+        ax.annotate(label + (" (partial)" if partial else ""), (x, y), textcoords="offset points",
+                    xytext=(6, 4 - 11 * k), fontsize=8)
+    ax.set_xlabel("median first audible audio (ms, lower is better)")
+    ax.set_ylabel("overall (0-100)")
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize=10)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
 def category_values(run: RunData, subset: str) -> dict[str, tuple[float, int]]:
     """Per-category value of a subset (scaled like its metric) and item count."""
     vals: dict[str, list[float]] = defaultdict(list)

@@ -5,7 +5,7 @@ Everything is written under one folder that opens from disk with no server::
     OUT/leaderboard.md     (vocalbench.report.leaderboard.write_markdown)
     OUT/leaderboard.html   sortable tables per language, CIs, unscored counts, plots
     OUT/viewer.html        per-sample viewer, data embedded as JSON, rendered with textContent
-    OUT/plots/*.svg        radar, robustness curves, latency, per-category bars
+    OUT/plots/*.svg        radar, robustness curves, latency, quality vs latency, per-category bars
     OUT/audio/...          query and reply audio, hard-linked (or copied) from the runs
 
 All text from runs (model replies above all) is untrusted: HTML is produced by Jinja2 with
@@ -35,7 +35,13 @@ from vocalbench.report.measures import (
     item_value,
     point_value,
 )
-from vocalbench.report.plots import category_chart, latency_chart, radar_chart, robustness_chart
+from vocalbench.report.plots import (
+    category_chart,
+    latency_chart,
+    quality_latency_chart,
+    radar_chart,
+    robustness_chart,
+)
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.report.stats import bootstrap_totals, percentile_ci
 from vocalbench.scoring import dimensions
@@ -376,7 +382,9 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
         plots, plot_missing = [], []
         charts = (("dimensions", "Dimensions (normalised as the overall weighs them)", radar_chart),
                   ("robustness", "Robustness: preserve rate per perturbation family", robustness_chart),
-                  ("latency", "Latency (single_round replies)", latency_chart))
+                  ("latency", "Latency (single_round replies)", latency_chart),
+                  ("quality_latency", "Quality vs latency: overall against median first audible audio",
+                   quality_latency_chart))
         for kind, title, chart in charts:
             p = chart(lruns, out / "plots" / f"{kind}_{lang}.svg", f"{title} [{lang}]")
             if p is None:
