@@ -64,7 +64,7 @@ class Provenance(_Part):
     leaderboard_comparable: bool = False
     # the judge ledger per judge model (calls, cache_hits, errors, prompt/completion tokens, seconds),
     # over every scoring pass of this run folder; only when the store logged judge calls
-    judge_usage: dict[str, dict[str, Any]] | None = None
+    judge_usage: dict[str, Any] | None = None
     judge_validity: dict[str, Any] | None = None  # only when a judge was used (scoring/judge_check.py)
     data: dict[str, Any] | None = None  # only for a Hub dataset: {"hf", "requested", "revision"}
 
