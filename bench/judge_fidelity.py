@@ -73,9 +73,10 @@ def main() -> None:
                    "--quiet")
         seconds = time.perf_counter() - t0
         summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
-    usage = summary["provenance"].get("judge_usage") or {}
-    if usage.get("calls") and usage.get("seconds"):
-        usage["calls_per_second"] = round(usage["calls"] / usage["seconds"], 3)
+    usage = summary["provenance"].get("judge_usage") or {}  # the ledger, per judge model
+    for row in usage.values():
+        if row.get("calls") and row.get("seconds"):
+            row["calls_per_second"] = round(row["calls"] / row["seconds"], 3)
     print(f"judge {summary['provenance'].get('judge')}; {args.n} stratified items per subset of the official "
           f"llama-omni outputs; scoring took {seconds:.0f} s")
     print(f"judge usage: {json.dumps(usage)}")

@@ -174,6 +174,32 @@ def float_to_pcm16(x: np.ndarray) -> bytes:
     return (np.clip(x, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
 
 
+# First audible audio (METRICS.md, latency): the first 10 ms frame whose RMS reaches -50 dBFS
+# (full scale = 1.0); quieter frames count as silence.
+SILENCE_DBFS = -50.0
+SILENCE_FRAME_S = 0.010
+
+
+def first_audible(x: np.ndarray, sample_rate: int, threshold_dbfs: float = SILENCE_DBFS,
+                  frame_s: float = SILENCE_FRAME_S) -> int | None:
+    """Index of the first sample of the first non-silent frame of ``x`` (None: all silent).
+
+    Frames of ``frame_s`` seconds are taken back to back from the start; the last, shorter frame
+    counts too. A frame is audible when its RMS is at least ``threshold_dbfs`` relative to 1.0.
+    """
+    step = max(1, int(round(frame_s * sample_rate)))
+    y = np.asarray(x, dtype=np.float64).reshape(-1)
+    if y.size == 0:
+        return None
+    pad = (-y.size) % step
+    sq = np.concatenate([y * y, np.zeros(pad)]).reshape(-1, step)
+    counts = np.full(sq.shape[0], step, dtype=float)
+    counts[-1] = step - pad
+    rms_db = 10.0 * np.log10(np.maximum(sq.sum(axis=1) / counts, 1e-20))
+    loud = np.flatnonzero(rms_db >= threshold_dbfs)
+    return int(loud[0]) * step if loud.size else None
+
+
 def content_hash(path: str | Path) -> str:
     """sha256 of the file's bytes: the cache key of everything computed from audio."""
     h = hashlib.sha256()

@@ -66,10 +66,17 @@ class Timings(Record):
     first_text: float | None = None
     first_audio: float | None = None
     last_chunk: float | None = None
+    # when the first non-silent sample would be heard by a client that starts playback at the
+    # first chunk and plays continuously, waiting when it runs dry; None: not measured or silent
+    first_audible: float | None = None
 
     @property
     def fcl_ms(self) -> float | None:
         return None if self.first_audio is None else (self.first_audio - self.request_sent) * 1000.0
+
+    @property
+    def faa_ms(self) -> float | None:
+        return None if self.first_audible is None else (self.first_audible - self.request_sent) * 1000.0
 
 
 class ErrorInfo(Record):

@@ -87,8 +87,9 @@ def make_run(
         if subset == "single_round":
             p = tone(root / "audio" / subset / f"{sid}.wav", 330 + 5 * i, seconds=0.8)
             rep_audio, dur = AudioRef(path=str(p.relative_to(root)), sample_rate=16000, duration=0.8), 0.8
-        timings = Timings(request_sent=0.0, first_text=0.1 + 0.01 * i, first_audio=0.2 + 0.02 * i + 0.05 * rng.random(),
-                          last_chunk=0.9 + 0.01 * i)
+        first_audio = 0.2 + 0.02 * i + 0.05 * rng.random()
+        timings = Timings(request_sent=0.0, first_text=0.1 + 0.01 * i, first_audio=first_audio,
+                          first_audible=first_audio + 0.1, last_chunk=0.9 + 0.01 * i)
         replies.append(Reply(subset=subset, sample_id=sid, text=text, audio=rep_audio, audio_duration=dur,
                              timings=timings))
         unscored = subset in unscored_subsets
@@ -182,7 +183,7 @@ def make_run(
                    "system_errors": 0, "complete": uns == 0, "ci95": None, "extra": {}}
     if "single_round" in subsets:
         clar = "per" if lang == "zh" else "wer"
-        for row, val in (("utmos", 4.0), (clar, 5.0), ("rtf", 1.2), ("fcl_ms", 400.0)):
+        for row, val in (("utmos", 4.0), (clar, 5.0), ("rtf", 1.2), ("fcl_ms", 400.0), ("faa_ms", 500.0)):
             subs[row] = {"metric": row, "value": val, "n": 20, "scored": 20, "unscored": 0, "system_errors": 0,
                          "complete": True, "ci95": None, "extra": {}}
     pr = None
@@ -198,6 +199,7 @@ def make_run(
         "robust": pr, "utmos": 4.0 if "single_round" in subsets else None,
         ("per" if lang == "zh" else "wer"): 5.0 if "single_round" in subsets else None,
         "rtf": 1.2 if "single_round" in subsets else None, "fcl_ms": 400.0 if "single_round" in subsets else None,
+        "faa_ms": 500.0 if "single_round" in subsets else None,
     }
     if lang == "zh":
         dims.update(code_switching=None, dialect=None)

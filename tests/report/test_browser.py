@@ -123,3 +123,42 @@ def test_viewer_filters_audio_and_untrusted_text(page: Any, report: Path) -> Non
     assert len(states) == 3 and all(s >= 1 and d > 0.5 for s, d in states)  # query + two replies
     page.screenshot(path=str(SCREENSHOTS / "vocalbench_viewer.png"))
     assert not page.js_errors
+
+
+def test_viewer_ab_pair_and_disagreements(page: Any, report: Path) -> None:
+    import json
+    import re
+
+    html = (report / "viewer.html").read_text(encoding="utf-8")
+    data = json.loads(re.search(r'<script type="application/json" id="vb-data">(.*?)</script>', html, re.S).group(1))
+
+    def outcome(r: dict) -> str:
+        if r["system_error"]:
+            return "error"
+        return ("unscored" if r["unscored"] else "none") if r["main"] is None else f"{r['main']:.6f}"
+
+    both = [s for s in data["samples"] if s["runs"][0] and s["runs"][1]]
+    differ = [s for s in both if outcome(s["runs"][0]) != outcome(s["runs"][1])]
+    assert 0 < len(differ) < len(both)
+    page.goto((report / "viewer.html").as_uri())
+    page.select_option("#f-a", "0")
+    page.select_option("#f-b", "1")
+    assert page.locator("#samples tbody tr").count() == min(300, len(both))
+    page.check("#f-disagree")
+    assert page.locator("#samples tbody tr").count() == min(300, len(differ))
+    assert page.locator("#ab-count").inner_text() == f"{len(differ)} items with both replies that disagree"
+    page.select_option("#f-subset", "single_round")  # judged, with reply audio: both sides show both
+    target = next(s for s in differ if s["subset"] == "single_round")
+    page.locator("#samples tbody tr", has_text=target["id"]).click()
+    cols = page.locator("#detail .runcol")
+    assert cols.count() == 2
+    assert cols.nth(0).get_attribute("data-ab") == "A" and cols.nth(1).get_attribute("data-ab") == "B"
+    assert cols.nth(0).locator("h4").inner_text().startswith("A: scripted:alpha")
+    assert cols.nth(0).locator(".judge-raw").count() >= 1 and cols.nth(1).locator(".judge-raw").count() >= 1
+    assert cols.nth(0).locator("audio").count() == 1 and cols.nth(1).locator("audio").count() == 1
+    page.screenshot(path=str(SCREENSHOTS / "vocalbench_viewer_ab.png"))
+    page.goto((report / "leaderboard.html").as_uri())
+    chart = page.locator("img[alt^='Quality vs latency']")
+    assert chart.count() == 1 and chart.first.evaluate("i => i.complete && i.naturalWidth > 0")
+    page.screenshot(path=str(SCREENSHOTS / "vocalbench_quality_latency.png"), full_page=True)
+    assert not page.js_errors

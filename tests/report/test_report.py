@@ -27,7 +27,12 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
     res = write_report(list(two_runs), out, n_boot=200)
     names = {p.name for p in res.files}
     assert {"leaderboard.html", "viewer.html", "dimensions_en.svg", "robustness_en.svg", "latency_en.svg",
-            "categories_knowledge_en.svg"} <= names
+            "quality_latency_en.svg", "categories_knowledge_en.svg"} <= names
+    from vocalbench.report.plots import quality_latency_points
+    from vocalbench.report.runs import load_runs
+
+    points = quality_latency_points(load_runs(list(two_runs), with_store=False))
+    assert [(x, y, partial) for _, x, y, partial in points] == [(500.0, 61.234, False)] * 2
     html = (out / "leaderboard.html").read_text()
     a = load_run(two_runs[0]).summary
     assert f'{a["dimensions"]["knowledge"]:.2f}' in html
@@ -48,6 +53,9 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
     assert s0["runs"][0]["text"].startswith("Sure! <script>")
     assert (out / s0["query_audio"]).is_file() and (out / s0["runs"][1]["audio"]).is_file()
     assert s0["runs"][0]["timings"]["fcl_ms"] is not None and s0["runs"][0]["mos"] is not None
+    t0 = s0["runs"][0]["timings"]
+    assert t0["faa_ms"] == pytest.approx(t0["fcl_ms"] + 100.0, abs=0.2)
+    assert re.search(r'data-dim="faa_ms"[^>]*>\s*<span class="val">500</span>', html)
     emo = next(s for s in data["samples"] if s["subset"] == "emotion")
     assert emo["runs"][0]["emotion"]["happy"] == pytest.approx(0.5)
     judged = next(s for s in data["samples"] if s["subset"] == "creativity")["runs"][0]["scores"][0]

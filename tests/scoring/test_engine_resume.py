@@ -89,8 +89,8 @@ def test_sigkill_midway_then_resume(shared: Path, tmp_path: Path) -> None:
     safety = got["subsets"]["safety"]
     assert (safety["n"], safety["scored"], safety["unscored"], safety["complete"]) == (400, 400, 0, True)
     assert got["provenance"]["judge"] == "fake-judge@127.0.0.1"
-    usage = summary(run)["provenance"]["judge_usage"]
-    assert usage["calls"] >= 400 - len(done)
+    usage = summary(run)["provenance"]["judge_usage"]["fake-judge@127.0.0.1"]
+    assert usage["calls"] >= 400 - len(done) and usage["prompt_tokens"] > 0 and usage["completion_tokens"] > 0
 
 
 def test_changing_the_judge_rescores_only_judge_subsets(shared: Path, tmp_path: Path) -> None:

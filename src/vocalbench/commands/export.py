@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from vocalbench.errors import CliError
+from vocalbench.files import write_atomic
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,5 +36,5 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     else:
         args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text, encoding="utf-8")
+        write_atomic(args.out, text)
     return 0

@@ -50,6 +50,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--system-base-url", default=None,
                    help="base URL of a network system (else from the SPEC or VOCALBENCH_SYSTEM_BASE_URL; never saved)")
     p.add_argument("--voice", default=None, help="voice of the system under test, where it has voices")
+    p.add_argument("--realtime-api", choices=("ga", "beta"), default="ga",
+                   help="Realtime protocol version a realtime: system speaks (default ga; beta sends "
+                        "OpenAI-Beta: realtime=v1 and the beta session shape)")
+    p.add_argument("--repeats", type=_positive, default=1, metavar="N",
+                   help="N independent replies per item, each repeat a run folder RUN/[LANG/]repeat-K with seed "
+                        "+ K - 1 (where the system takes a seed); run writes their mean, between-run SD and CI "
+                        "to repeats.json")
     p.add_argument("--no-warmup", action="store_true", help="skip the untimed warm-up call")
     p.add_argument("--redo-changed", action="store_true",
                    help="resuming with a release whose samples changed: redo exactly those samples' replies and "
@@ -81,6 +88,13 @@ STOPPED = 3  # exit status: the error threshold stopped the run (nothing is scor
 ALL_FAILED = 4  # exit status: every sample attempted failed (the summary is still written by run)
 
 
+def _positive(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {n}")
+    return n
+
+
 @dataclass
 class Job:
     """One language of a run: its config, folder and the live SPEC (URLs kept in memory only)."""
@@ -89,6 +103,7 @@ class Job:
     run_dir: Path
     spec: str
     root: Path  # the --out folder (RUN; RUN/en and RUN/zh live under it with --lang both)
+    group: Path | None = None  # with --repeats: the folder holding this language's repeat-K runs
 
 
 def jobs_from_args(args: argparse.Namespace) -> list[Job]:
@@ -131,20 +146,41 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 warmup=False if args.no_warmup else None, quiet=args.quiet or None)
         except ValidationError as exc:
             raise CliError(validation_message(exc, FLAG_NAMES)) from None
-        jobs.append(Job(cfg, out / lg if lang == "both" else out, args.system, out))
+        folder = out / lg if lang == "both" else out
+        if args.repeats == 1:
+            jobs.append(Job(cfg, folder, args.system, out))
+            continue
+        from vocalbench.report.repeats import repeat_dir
+
+        for k in range(1, args.repeats + 1):  # independent replies: repeat k runs with seed + k - 1
+            jobs.append(Job(cfg.model_copy(update={"seed": cfg.seed + k - 1}), repeat_dir(folder, k), args.system, out,
+                            folder))
     if not jobs:
         raise CliError(f"no language has the subsets {', '.join(wanted or [])}")
     return jobs
 
 
+def samples_of(job: Job) -> list[Any]:
+    """The samples of one language's run, loaded from its data (a Hub name pinned to the commit the
+    run started with); bad data is a one-line error."""
+    from vocalbench.data import DataError, load_samples
+    from vocalbench.errors import CliError
+    from vocalbench.runner.folder import pinned_data
+
+    cfg = job.cfg
+    try:
+        return list(load_samples(pinned_data(cfg.data, job.run_dir), cfg.lang, cfg.subsets, cfg.limit))
+    except (DataError, ValueError, FileNotFoundError) as exc:
+        raise CliError(str(exc)) from None
+
+
 def generate_job(job: Job, args: argparse.Namespace) -> int:
     """Generate one language's replies; 0 on success, :data:`STOPPED` when the error threshold stopped
     the run, :data:`ALL_FAILED` when every sample attempted failed."""
-    from vocalbench.data import DataError, load_samples
     from vocalbench.errors import CliError
     from vocalbench.redact import redact
     from vocalbench.runner.fingerprint import sync_release
-    from vocalbench.runner.folder import check_resume, save_config
+    from vocalbench.runner.folder import check_resume, pinned_data, record_data_source, save_config
     from vocalbench.runner.generate import (
         LocalExecutor,
         RunAborted,
@@ -159,11 +195,9 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
         check_resume(cfg, job.run_dir)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    try:
-        samples = load_samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit)
-    except (DataError, ValueError, FileNotFoundError) as exc:
-        raise CliError(str(exc)) from None
-    options = SystemOptions.from_env(args.system_base_url, args.voice, cfg.max_reply_tokens, cfg.seed)
+    samples = samples_of(job)
+    options = SystemOptions.from_env(args.system_base_url, args.voice, cfg.max_reply_tokens, cfg.seed,
+                                     args.realtime_api)
     try:
         if cfg.executor == "ray":
             from vocalbench.runner.ray_executor import RayExecutor
@@ -177,6 +211,7 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
         redone = sync_release(store, samples, redo=args.redo_changed)
         if redone:
             print(f"[{cfg.lang}] {len(redone)} changed sample(s): replies and scores will be redone", file=sys.stderr)
+        record_data_source(store, pinned_data(cfg.data, job.run_dir))
         save_config(cfg, job.run_dir, None)
         store.add_samples(samples)
         if not cfg.quiet:

@@ -1,14 +1,17 @@
-"""``vocalbench score RUN [--judge SPEC] [--subsets LIST] [--protocol v2|v1] [--quiet]``.
+"""``vocalbench score RUN [--judge SPEC] [--subsets LIST] [--protocol v2|v1] [--quiet] [--dry-run]``.
 
 (Re)scores a run folder; only missing work is done. ``--judge`` / ``--protocol`` update the run's
 ``config.json`` (the summary always uses the current config's evaluators); ``--subsets`` limits
-what is scored now without changing the run.
+what is scored now without changing the run. ``--dry-run`` prints the judge calls the pass would
+make and changes nothing (not even ``config.json``).
 """
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+
+from vocalbench.commands import dry_run
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,6 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--emotion", default=None, help="emotion classifier SPEC")
     p.add_argument("--judge-concurrency", type=int, default=None, help="parallel judge calls per endpoint")
     p.add_argument("--quiet", action="store_true", help="no progress bars or table")
+    dry_run.add_arguments(p)
 
 
 FLAGS = {k: f"--{k.replace('_', '-')}" for k in ("judge", "protocol", "asr", "mos", "emotion", "judge_concurrency")}
@@ -48,10 +52,14 @@ def run(args: argparse.Namespace) -> int:
             cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
         except ValidationError as exc:
             raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
-        cfg.save(run_dir, extra=cfg.saved_records(run_dir))
+        if not args.dry_run:
+            cfg.save(run_dir, extra=cfg.saved_records(run_dir))
     if args.quiet:
         cfg = cfg.model_copy(update={"quiet": True})
     subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+    if args.dry_run:
+        dry_run.show(cfg, args=args, label=cfg.lang, run_dir=run_dir, subsets=subsets)
+        return 0
     try:
         summary = score_run_sync(run_dir, cfg, subsets=subsets, progress=not args.quiet)
     except ValueError as exc:

@@ -1,7 +1,9 @@
 """Data layer: load a release (official json + audio, HF parquet, or a built-in set) as Samples.
 
 ``DATA`` is a folder in the official layout (``json/`` + ``audio/``), a folder holding one
-(``DATA/<lang>/json``), a folder of parquet files (the HF configs), or a built-in name (``mini``).
+(``DATA/<lang>/json``), a folder of parquet files (the HF configs), a built-in name (``mini``), or
+a dataset on the Hugging Face Hub (``VocalNet/VocalBench``, ``VocalNet/VocalBench-zh``,
+``hf:OWNER/NAME[@REVISION]``; :mod:`vocalbench.data.hub`) whose snapshot is read like a folder.
 """
 
 from __future__ import annotations
@@ -32,7 +34,10 @@ def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
         ensure = parts.get("dataset", str(data)).load()
         log.debug("built-in set %s (%s): ensuring it is built", data, lang)
         return "official", Path(ensure(lang))
-    p = Path(data).expanduser()
+    from vocalbench.data import hub
+
+    ref = hub.parse(str(data))
+    p = hub.snapshot(ref) if ref is not None else Path(data).expanduser()
     if not p.exists():
         raise DataError(p, f"no such data folder (and not a built-in set: {', '.join(BUILTIN)})")
     for cand in (p, p / lang):
@@ -45,8 +50,8 @@ def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
             return "parquet", cand
     if p.is_file() and p.suffix == ".parquet":
         return "parquet", p
-    raise DataError(p, "not a release: expected json/<subset>.json (official layout), "
-                       f"{lang}/json/, or parquet files")
+    raise DataError(ref.spec if ref is not None else p, "not a release: expected json/<subset>.json (official "
+                    f"layout), {lang}/json/, or parquet files")
 
 
 def _root_for(data: str | Path, lang: str) -> tuple[str, Path]:

@@ -43,7 +43,7 @@ def _latency_values(run: RunData, which: str) -> dict[str, float]:
     for (subset, sid), r in run.replies.items():
         if subset != "single_round" or r.failed or r.timings is None:
             continue
-        v = r.timings.fcl_ms if which == "fcl_ms" else r.rtf
+        v = {"fcl_ms": r.timings.fcl_ms, "faa_ms": r.timings.faa_ms}.get(which, r.rtf)
         if v is not None and math.isfinite(v):
             out[sid] = float(v)
     return out
@@ -109,7 +109,7 @@ def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> d
         note = "; ".join(x for x in {sa.note, sb.note} if x)
         rows.append(PairedResult(name, va, vb, d, percentile_ci(ra - rb), bootstrap_p_value(ra - rb, d),
                                  len(keys), len(used), note))
-    for which in ("fcl_ms", "rtf"):
+    for which in ("fcl_ms", "faa_ms", "rtf"):
         res = _compare_latency(a, b, which, n_boot, seed)
         if res is not None:
             res.name = f"dimension:{which}"

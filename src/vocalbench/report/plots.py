@@ -3,7 +3,7 @@
 - radar of the overall's dimensions, each normalised to 0-1 the way the overall weighs it
   (K/100, R/100, C/5, SR/5, FR/100, EER/100, RR/100, PR/100, UTMOS/5, clarity points/10);
 - robustness preserve-rate curves per perturbation family over its levels;
-- latency distributions (FCL histogram, RTF box plot) from the replies' timings;
+- latency distributions (FCL and first-audible histograms, RTF box plot) from the replies' timings;
 - per-category bars for knowledge, reasoning and instruction following.
 
 Each function returns the written path, or None with nothing written when the runs hold no data
@@ -216,44 +216,82 @@ def robustness_chart(runs: list[RunData], path: Path, title: str) -> Path | None
     return _save(fig, path)
 
 
-def latency_values(run: RunData) -> tuple[list[float], list[float]]:
-    """(FCL ms, RTF) of the run's successful single_round replies that carry harness timings
-    (latency is measured on single_round, docs/scoring.md)."""
-    fcl, rtf = [], []
+def latency_values(run: RunData) -> tuple[list[float], list[float], list[float]]:
+    """(FCL ms, first-audible ms, RTF) of the run's successful single_round replies that carry
+    harness timings (latency is measured on single_round, docs/scoring.md)."""
+    fcl: list[float] = []
+    faa: list[float] = []
+    rtf: list[float] = []
     for (subset, _), r in run.replies.items():
         if subset != "single_round" or r.failed or r.timings is None:
             continue
-        if r.timings.fcl_ms is not None and math.isfinite(r.timings.fcl_ms):
-            fcl.append(float(r.timings.fcl_ms))
-        if r.rtf is not None and math.isfinite(r.rtf):
-            rtf.append(float(r.rtf))
-    return fcl, rtf
+        for out, v in ((fcl, r.timings.fcl_ms), (faa, r.timings.faa_ms), (rtf, r.rtf)):
+            if v is not None and math.isfinite(v):
+                out.append(float(v))
+    return fcl, faa, rtf
 
 
 def latency_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
-    """FCL histogram and RTF box plot per run."""
-    data = [(r, *latency_values(r)) for r in runs]
-    data = [d for d in data if d[1] or d[2]]
+    """FCL and first-audible-audio histograms and an RTF box plot per run."""
+    data = [(r, latency_values(r)) for r in runs]
+    data = [d for d in data if any(d[1])]
     if not data:
         return None
     plt = _plt()
-    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 3.4))
-    for r, fcl, _ in data:
-        if fcl:
-            a1.hist(fcl, bins=min(30, max(5, len(fcl) // 3)), alpha=0.5, label=r.label)
-    a1.set_xlabel("first-chunk latency (ms)")
-    a1.set_ylabel("replies")
-    a1.legend(fontsize=8, frameon=False)
-    with_rtf = [(r, rtf) for r, _, rtf in data if rtf]
+    fig, (a1, a2, a3) = plt.subplots(1, 3, figsize=(14, 3.4))
+    for ax, k, label in ((a1, 0, "first-chunk latency (ms)"), (a2, 1, "first audible audio (ms)")):
+        drawn = [(r.label, x) for r, v in data if (x := v[k])]
+        for name, x in drawn:
+            ax.hist(x, bins=min(30, max(5, len(x) // 3)), alpha=0.5, label=name)
+        ax.set_xlabel(label)
+        ax.set_ylabel("replies")
+        if drawn:
+            ax.legend(fontsize=8, frameon=False)
+    with_rtf = [(r, v[2]) for r, v in data if v[2]]
     if with_rtf:
         import matplotlib
 
         major, minor = (int(x) for x in matplotlib.__version__.split(".")[:2])
         horizontal = {"orientation": "horizontal"} if (major, minor) >= (3, 10) else {"vert": False}
-        a2.boxplot([x for _, x in with_rtf], **horizontal)
-        a2.set_yticks(range(1, len(with_rtf) + 1), [r.label for r, _ in with_rtf])
-    a2.set_xlabel("real-time factor")
+        a3.boxplot([x for _, x in with_rtf], **horizontal)
+        a3.set_yticks(range(1, len(with_rtf) + 1), [r.label for r, _ in with_rtf])
+    a3.set_xlabel("real-time factor")
     fig.suptitle(title)
+    fig.tight_layout()
+    return _save(fig, path)
+
+
+def quality_latency_points(runs: list[RunData]) -> list[tuple[str, float, float, bool]]:
+    """(label, median first-audible ms, overall or partial overall, partial?) of each run that has both."""
+    out = []
+    for r in runs:
+        faa = (r.summary.get("dimensions") or {}).get("faa_ms")
+        ov = r.summary.get("overall") or {}
+        value, partial = ov.get("value"), False
+        if value is None and (ov.get("partial") or {}).get("value") is not None:
+            value, partial = ov["partial"]["value"], True
+        if faa is not None and value is not None:
+            out.append((r.label, float(faa), float(value), partial))
+    return out
+
+
+def quality_latency_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
+    """Each run's overall (hollow: a partial overall) against its median first audible audio."""
+    points = quality_latency_points(runs)
+    if not points:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7, 4.4))
+    seen: dict[tuple[float, float], int] = {}
+    for label, x, y, partial in points:
+        ax.scatter([x], [y], s=60, facecolors="none" if partial else None, edgecolors="C0", color="C0", zorder=3)
+        k = seen[(x, y)] = seen.get((x, y), -1) + 1  # labels of runs at the same point are stacked
+        ax.annotate(label + (" (partial)" if partial else ""), (x, y), textcoords="offset points",
+                    xytext=(6, 4 - 11 * k), fontsize=8)
+    ax.set_xlabel("median first audible audio (ms, lower is better)")
+    ax.set_ylabel("overall (0-100)")
+    ax.grid(alpha=0.3)
+    ax.set_title(title, fontsize=10)
     fig.tight_layout()
     return _save(fig, path)
 

@@ -28,7 +28,10 @@ def is_run_dir(path: Path) -> bool:
 
 
 def expand_run_dirs(paths: Sequence[str | Path]) -> list[Path]:
-    """Language run folders for the given paths (a parent contributes its en/ and zh/)."""
+    """Language run folders for the given paths (a parent contributes its en/ and zh/, a repeat
+    group its repeat-K runs)."""
+    from vocalbench.report.repeats import repeat_dirs
+
     out: list[Path] = []
     for raw in paths:
         p = Path(raw)
@@ -37,7 +40,10 @@ def expand_run_dirs(paths: Sequence[str | Path]) -> list[Path]:
         if is_run_dir(p):
             out.append(p)
             continue
-        subs = [p / lang for lang in LANGS if (p / lang).is_dir() and is_run_dir(p / lang)]
+        if repeat_dirs(p):
+            out.extend(repeat_dirs(p))
+            continue
+        subs = [q for lang in LANGS for q in ([p / lang] if is_run_dir(p / lang) else repeat_dirs(p / lang))]
         if not subs:
             raise RunFolderError(f"{p}: not a run folder (no summary.json or store.sqlite, and no en/ or zh/ run inside)")
         out.extend(subs)

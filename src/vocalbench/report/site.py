@@ -5,7 +5,7 @@ Everything is written under one folder that opens from disk with no server::
     OUT/leaderboard.md     (vocalbench.report.leaderboard.write_markdown)
     OUT/leaderboard.html   sortable tables per language, CIs, unscored counts, plots
     OUT/viewer.html        per-sample viewer, data embedded as JSON, rendered with textContent
-    OUT/plots/*.svg        radar, robustness curves, latency, per-category bars
+    OUT/plots/*.svg        radar, robustness curves, latency, quality vs latency, per-category bars
     OUT/audio/...          query and reply audio, hard-linked (or copied) from the runs
 
 All text from runs (model replies above all) is untrusted: HTML is produced by Jinja2 with
@@ -36,7 +36,13 @@ from vocalbench.report.measures import (
     item_value,
     point_value,
 )
-from vocalbench.report.plots import category_chart, latency_chart, radar_chart, robustness_chart
+from vocalbench.report.plots import (
+    category_chart,
+    latency_chart,
+    quality_latency_chart,
+    radar_chart,
+    robustness_chart,
+)
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.report.stats import bootstrap_totals, percentile_ci
 from vocalbench.scoring import dimensions
@@ -155,6 +161,28 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
             "system_errors": sum(int((s or {}).get("system_errors") or 0) for s in subsets.values()),
             "ci_notes": ci_notes,
         })
+    return rows
+
+
+def repeat_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+    """One row per repeat group of ``lang`` among the runs: overall and dimensions as mean ± SD [CI]."""
+    from vocalbench.report.repeats import load_repeats
+
+    rows = []
+    for group in dict.fromkeys(r.path.parent for r in runs if r.lang == lang):
+        body = load_repeats(group)
+        if body is None:
+            continue
+        cells = []
+        for dim in ["overall", *dimensions.shown(lang)]:
+            pooled = body.get("overall") if dim == "overall" else (body.get("dimensions") or {}).get(dim)
+            if not pooled:
+                cells.append({"dim": dim, "text": "—", "ci": None})
+                continue
+            ci = pooled.get("ci95")
+            cells.append({"dim": dim, "text": f"{fmt(dim, pooled['mean'])} ± {fmt(dim, pooled['sd'])}",
+                          "ci": f"[{fmt(dim, ci[0])}, {fmt(dim, ci[1])}]" if ci else None})
+        rows.append({"label": f"{body.get('system')} ({group.name})", "n": body.get("repeats"), "cells": cells})
     return rows
 
 
@@ -334,7 +362,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
         if t is not None:
             def ms(x: float | None) -> float | None:
                 return None if x is None else round((x - t.request_sent) * 1000.0, 1)
-            e["timings"] = {"fcl_ms": ms(t.first_audio), "first_text_ms": ms(t.first_text),
+            e["timings"] = {"fcl_ms": ms(t.first_audio), "faa_ms": ms(t.first_audible), "first_text_ms": ms(t.first_text),
                             "last_chunk_ms": ms(t.last_chunk), "rtf": reply.rtf,
                             "audio_duration_s": reply.audio_duration, "origin": t.origin}
     return e
@@ -364,7 +392,9 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
         plots, plot_missing = [], []
         charts = (("dimensions", "Dimensions (normalised as the overall weighs them)", radar_chart),
                   ("robustness", "Robustness: preserve rate per perturbation family", robustness_chart),
-                  ("latency", "Latency (single_round replies)", latency_chart))
+                  ("latency", "Latency (single_round replies)", latency_chart),
+                  ("quality_latency", "Quality vs latency: overall against median first audible audio",
+                   quality_latency_chart))
         for kind, title, chart in charts:
             p = chart(lruns, out / "plots" / f"{kind}_{lang}.svg", f"{title} [{lang}]")
             if p is None:
@@ -385,6 +415,9 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
                         for d in dimensions.shown(lang)],
             "rows": rows,
             "judges": judge_validity_rows(runs, lang),
+            "repeats": repeat_rows(runs, lang),
+            "repeat_columns": [{"dim": "overall", "label": "Overall"}] + [
+                {"dim": d, "label": DIMENSION_LABEL.get(d, d)} for d in dimensions.shown(lang)],
             "notes": missing_notes(runs, lang) + plot_missing + [
                 f"{r['label']}: no bootstrap CI shown for {n} (recomputation differs)" for r in rows for n in r["ci_notes"]],
             "plots": plots,

@@ -45,3 +45,27 @@ def check_resume(cfg: RunConfig, run_dir: Path) -> None:
         old = RunConfig.load(run_dir)
         if old.system != cfg.system or old.lang != cfg.lang:
             raise ValueError(f"{run_dir} holds a run of {old.system} ({old.lang}); choose another --out")
+
+
+DATA_SOURCE = "data_source"  # store meta: the Hub dataset and commit the samples came from
+
+
+def record_data_source(store: Any, data: str) -> None:
+    """Record in the store which Hub commit ``data`` resolved to (nothing for folders and built-ins)."""
+    from vocalbench.data import hub
+
+    src = hub.source(data)
+    if src is not None:
+        store.set_meta(DATA_SOURCE, src)
+
+
+def pinned_data(data: str, run_dir: Path) -> str:
+    """``data`` pinned to the Hub commit an existing run in ``run_dir`` recorded (a resume keeps its version)."""
+    from vocalbench.data import hub
+    from vocalbench.runner.store import RunStore
+
+    if hub.parse(data) is None or not (run_dir / "store.sqlite").exists():
+        return data
+    with RunStore(run_dir) as store:
+        return hub.pinned(data, store.get_meta(DATA_SOURCE))
+

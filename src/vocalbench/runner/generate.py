@@ -110,6 +110,8 @@ def reply_from(collected: Collected, sample: Sample, attempts: int, store: RunSt
     extra: dict[str, Any] = {}
     if collected.chunks:
         extra["audio_chunks"] = collected.chunks
+        if collected.timings is not None and collected.timings.first_audible is None:
+            extra["audible"] = False  # every frame below the silence threshold (faa_ms: silent_reply)
     if collected.error is not None and collected.text:
         extra["partial_text"] = collected.text
     return Reply(

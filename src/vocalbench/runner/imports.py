@@ -33,10 +33,10 @@ def reuse_replies(store: RunStore, samples: list[Sample], source: str) -> int:
 
 
 def _data_ref(data: str) -> str:
-    """DATA as recorded in config.json: a built-in name as is, a folder as an absolute path."""
-    from vocalbench.data import BUILTIN
+    """DATA as recorded in config.json: a built-in or Hub name as is, a folder as an absolute path."""
+    from vocalbench.data import BUILTIN, hub
 
-    return data if data in BUILTIN else str(Path(data).resolve())
+    return data if data in BUILTIN or hub.parse(data) is not None else str(Path(data).resolve())
 
 
 def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, system: str | None = None,
@@ -46,7 +46,9 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
     samples' replies and scores are dropped first (:func:`~vocalbench.runner.fingerprint.sync_release`)."""
     from vocalbench.config import RunConfig
     from vocalbench.data import load_samples
+    from vocalbench.runner.folder import pinned_data, record_data_source
 
+    data = pinned_data(data, out)
     samples = load_samples(data, lang, subsets)
     by_subset: dict[str, list[Sample]] = {}
     for s in samples:
@@ -64,6 +66,7 @@ def import_outputs(fmt: str, outputs: Path, data: str, lang: str, out: Path, sys
         redone = sync_release(store, samples, redo=redo_changed)
         if redone:
             stats.warnings.append(f"{len(redone)} changed sample(s) of the release: their replies and scores are redone")
+        record_data_source(store, data)
 
         def write(subset: str, replies: list[Reply]) -> None:
             old = store.replies(subset)

@@ -333,17 +333,18 @@ class RunStore:
              None if error is None else redact(error)),
         )
 
-    def judge_usage(self) -> dict[str, Any]:
-        row = self._exec(
-            "SELECT COUNT(*), SUM(cached), SUM(prompt_tokens), SUM(completion_tokens), SUM(seconds)"
-            " FROM judge_calls WHERE error IS NULL"
-        ).fetchone()
+    def judge_usage(self) -> dict[str, dict[str, Any]]:
+        """The judge ledger per judge model: verdicts requested from the endpoint (``calls``, errors
+        included), ``cache_hits``, ``errors``, prompt/completion tokens and seconds."""
+        rows = self._exec(
+            "SELECT model, COUNT(*) - SUM(cached), SUM(cached), SUM(error IS NOT NULL), SUM(prompt_tokens),"
+            " SUM(completion_tokens), SUM(seconds) FROM judge_calls GROUP BY model ORDER BY model"
+        ).fetchall()
         return {
-            "calls": row[0] or 0,
-            "cached": row[1] or 0,
-            "prompt_tokens": row[2] or 0,
-            "completion_tokens": row[3] or 0,
-            "seconds": round(row[4] or 0.0, 3),
+            model: {"calls": calls or 0, "cache_hits": hits or 0, "errors": errors or 0,
+                    "prompt_tokens": prompt or 0, "completion_tokens": completion or 0,
+                    "seconds": round(seconds or 0.0, 3)}
+            for model, calls, hits, errors, prompt, completion, seconds in rows
         }
 
     def counts(self) -> dict[str, int]:

@@ -4,7 +4,7 @@ Which subsets make a dimension is read from their declarations (:mod:`vocalbench
 a dimension carried by one subset copies its value (reasoning, empathy = emotion, ...); one carried
 by several is their mean (zh knowledge: chinese/foreign/general_knowledge); a subset declared with
 ``dimension_is_preserve_rate`` gives ``min(100, acc(subset) / acc(control) * 100)`` (code_switching,
-dialect). utmos, wer|per, rtf and fcl_ms copy the acoustic and latency rows. A dimension built from
+dialect). utmos, wer|per, rtf, fcl_ms and faa_ms copy the acoustic and latency rows. A dimension built from
 an incomplete subset is reported in ``incomplete``.
 
 :data:`DIMENSIONS` is the one table of how each dimension is shown (label, digits, direction,
@@ -53,9 +53,10 @@ DIMENSIONS: dict[str, DimensionSpec] = {d.name: d for d in (
     DimensionSpec("dialect", "Dialect PR"),
     DimensionSpec("rtf", "RTF", digits=3, lower_is_better=True),
     DimensionSpec("fcl_ms", "FCL (ms)", digits=0, lower_is_better=True),
+    DimensionSpec("faa_ms", "First audible (ms)", digits=0, lower_is_better=True),
 )}
 # dimensions copied from the acoustic and latency rows of single_round replies (not subsets)
-ROWS = ("utmos", "wer", "per", "rtf", "fcl_ms")
+ROWS = ("utmos", "wer", "per", "rtf", "fcl_ms", "faa_ms")
 
 
 def clarity_of(lang: str) -> str:
@@ -74,7 +75,7 @@ def dimension_order(lang: str) -> list[str]:
 def shown(lang: str) -> list[str]:
     """The dimensions a report shows for ``lang``: those some subset of ``lang`` carries, and the rows."""
     carried = {s.dimension for s in catalog.specs(lang) if s.dimension}
-    rows = ("utmos", clarity_of(lang), "rtf", "fcl_ms")
+    rows = ("utmos", clarity_of(lang), "rtf", "fcl_ms", "faa_ms")
     return [d for d in dimension_order(lang) if d in carried or d in rows]
 
 

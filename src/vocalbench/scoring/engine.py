@@ -25,6 +25,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -136,9 +137,21 @@ class _Components:
         return dict(await self._one("emotion", reply, lambda c, p: cached_emotion(c, [p])))
 
 
+# the run store whose judge ledger the judge's own accounting (``Judge.on_call``) writes to: set
+# around each verdict, so a judge shared by the runs of one process books each call to its run
+_LEDGER: ContextVar[RunStore | None] = ContextVar("vocalbench_judge_ledger", default=None)
+
+
+def _book(record: dict[str, Any]) -> None:
+    """``Judge.on_call``: one judge call (tokens, seconds, cache hit, error) into the current run's ledger."""
+    store = _LEDGER.get()
+    if store is not None:
+        store.log_judge_call(**record)
+
+
 class LimitedJudge:
     """The run's judge: resolved on first use (a fully scored run never starts a judge server),
-    behind a per-endpoint concurrency limit, every call logged in the run store."""
+    behind a per-endpoint concurrency limit; the judge books every call in the run store's ledger."""
 
     def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Judge | None = None) -> None:
         self.cfg = cfg
@@ -161,17 +174,13 @@ class LimitedJudge:
 
     async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
         judge = await self._get()
-        async with self._sem:
-            t0 = time.monotonic()
-            verdict: Verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
-            seconds = time.monotonic() - t0
+        token = _LEDGER.set(self._store)
+        try:
+            async with self._sem:
+                verdict: Verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
+        finally:
+            _LEDGER.reset(token)
         self.calls += 1
-        trace = verdict.trace
-        self._store.log_judge_call(
-            subset=subset, sample_id=sample_id, model=trace.model if trace else self.id,
-            prompt_hash=trace.prompt_hash if trace else "", cached=bool(trace and trace.cached),
-            seconds=round(seconds, 4), error=verdict.error,
-        )
         return verdict
 
 
@@ -182,7 +191,8 @@ def _resolve_judge(cfg: RunConfig) -> Judge:
     try:
         from vocalbench import components
 
-        judge: Judge = components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency)
+        judge: Judge = components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency,
+                                          on_call=_book)
         return judge
     except ComponentUnavailable:
         raise

@@ -1,7 +1,7 @@
 """``RUN/summary.json``: the stable schema of DESIGN.md.
 
 ``subsets`` holds one row per scored subset plus the acoustic rows (``utmos``, ``wer``/``per``)
-and the latency rows (``fcl_ms``, ``rtf``), each ``{metric, value, n, scored, unscored,
+and the latency rows (``fcl_ms``, ``faa_ms``, ``rtf``), each ``{metric, value, n, scored, unscored,
 system_errors, complete, ci95, extra}``; ``dimensions`` and ``overall`` follow (see
 :mod:`vocalbench.scoring.dimensions` and :mod:`vocalbench.scoring.overall`); ``provenance``
 names the evaluators and whether they match the paper's profile. :class:`Summary` is that schema as
@@ -20,6 +20,7 @@ from vocalbench.config import RunConfig
 from vocalbench.files import write_json
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import SubsetResult
+from vocalbench.scoring.dimensions import ROWS
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 
@@ -60,8 +61,11 @@ class Provenance(_Part):
     specs: dict[str, str] = {}
     asr_transcripts: str | None = None  # only when transcripts came with the outputs
     leaderboard_comparable: bool = False
-    judge_usage: dict[str, Any] | None = None  # only when the store logged judge calls
+    # the judge ledger per judge model (calls, cache_hits, errors, prompt/completion tokens, seconds),
+    # over every scoring pass of this run folder; only when the store logged judge calls
+    judge_usage: dict[str, Any] | None = None
     judge_validity: dict[str, Any] | None = None  # only when a judge was used (scoring/judge_check.py)
+    data: dict[str, Any] | None = None  # only for a Hub dataset: {"hf", "requested", "revision"}
 
 
 class Meta(_Part):
@@ -153,11 +157,13 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
 
     dims = compute_dimensions(results, cfg.lang)
     overall = overall_result(dims.values, cfg.protocol, dims.incomplete, lang=cfg.lang)
-    names = ordered([n for n in results if n not in ("utmos", "wer", "per", "fcl_ms", "rtf")], cfg.lang)
-    names += [n for n in ("utmos", "wer", "per", "fcl_ms", "rtf") if n in results]
-    usage = store.judge_usage() if store is not None else None
+    names = ordered([n for n in results if n not in ROWS], cfg.lang)
+    names += [n for n in ("utmos", "wer", "per", "fcl_ms", "faa_ms", "rtf") if n in results]
+    usage = (store.judge_usage() or None) if store is not None else None
     prov = provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
                       imported_transcripts=imported_transcripts)
+    if store is not None and store.get_meta("data_source"):
+        prov["data"] = store.get_meta("data_source")  # the Hub dataset and commit (runner/folder.py)
     validity = judge_provenance(cfg, judge_id, store)
     if validity is not None:
         prov["judge_validity"] = validity

@@ -12,7 +12,7 @@ import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from vocalbench import parts
 
@@ -48,16 +48,18 @@ class SystemOptions:
     voice: str | None = None
     max_reply_tokens: int = 160
     seed: int = 0
+    realtime_api: Literal["ga", "beta"] = "ga"  # the Realtime protocol version a realtime: system speaks
 
     @classmethod
     def from_env(cls, base_url: str | None = None, voice: str | None = None, max_reply_tokens: int = 160,
-                 seed: int = 0) -> SystemOptions:
+                 seed: int = 0, realtime_api: Literal["ga", "beta"] = "ga") -> SystemOptions:
         return cls(
             base_url=base_url or os.environ.get("VOCALBENCH_SYSTEM_BASE_URL") or None,
             api_key=os.environ.get("VOCALBENCH_SYSTEM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None,
             voice=voice,
             max_reply_tokens=max_reply_tokens,
             seed=seed,
+            realtime_api=realtime_api,
         )
 
 

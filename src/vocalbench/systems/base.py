@@ -119,6 +119,7 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
     out = Collected()
     texts: list[str] = []
     chunks: list[np.ndarray] = []
+    arrivals: list[float] = []
     origin = "harness:stream-start"
     t0 = clock()
     first_text = first_audio = last_chunk = None
@@ -154,6 +155,7 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
 
                         x = resample(x, ev.sample_rate, out.sample_rate)
                     chunks.append(x)
+                    arrivals.append(now)
                     out.chunks += 1
                     if first_audio is None:
                         first_audio = now
@@ -176,18 +178,43 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
         await _aclose(stream)
 
     out.text = "".join(texts) if texts else (done_text or "")
-    if chunks:
+    audible = None
+    if chunks and out.sample_rate:
         out.audio = np.concatenate(chunks)
+        audible = heard_at([a - t0 for a in arrivals], [c.size for c in chunks], out.sample_rate, out.audio)
     out.timings = Timings(
         origin=f"monotonic:{origin}",
         request_sent=0.0,
         first_text=None if first_text is None else first_text - t0,
         first_audio=None if first_audio is None else first_audio - t0,
         last_chunk=None if last_chunk is None else last_chunk - t0,
+        first_audible=audible,
     )
     if out.error is None and not out.text.strip() and out.audio is None:
         out.error = ErrorInfo(type="empty_reply", message="the system returned neither text nor audio")
     return out
+
+
+def heard_at(arrivals: list[float], sizes: list[int], sample_rate: int, audio: np.ndarray) -> float | None:
+    """When the first non-silent sample of ``audio`` is heard (None: the reply is silent).
+
+    The client model: playback starts when the first chunk arrives and plays the chunks back to
+    back in real time; a chunk that has not arrived when the previous one ends is waited for.
+    ``arrivals[i]`` is when chunk ``i`` (``sizes[i]`` samples of ``audio``) arrived.
+    """
+    from vocalbench.audio import first_audible
+
+    onset = first_audible(audio, sample_rate)
+    if onset is None:
+        return None
+    start = end = arrivals[0]
+    offset = 0
+    for at, size in zip(arrivals, sizes):
+        start = max(at, end)
+        if onset < offset + size:
+            return start + (onset - offset) / sample_rate
+        end, offset = start + size / sample_rate, offset + size
+    return None
 
 
 def _message(exc: BaseException) -> str:

@@ -1,10 +1,12 @@
-"""``realtime:MODEL[@BASE_URL]``: the OpenAI Realtime websocket protocol.
+"""``realtime:MODEL[@BASE_URL]``: the OpenAI Realtime websocket protocol, GA by default.
 
-One connection per sample: ``session.update`` (text + audio, pcm16, no server VAD), history
-as ``conversation.item.create`` text items, the query as ``input_audio_buffer.append`` chunks
-(pcm16, 24 kHz) + ``commit``, then ``response.create``. The latency origin is the moment
-``response.create`` is sent after the commit. Both the beta (``response.audio.delta``) and the
-GA (``response.output_audio.delta``) event names are understood.
+One connection per sample: ``session.update`` (audio out with its transcript, pcm16, no server
+VAD), history as ``conversation.item.create`` text items, the query as
+``input_audio_buffer.append`` chunks (pcm16, 24 kHz) + ``commit``, then ``response.create``. The
+latency origin is the moment ``response.create`` is sent after the commit. ``--realtime-api beta``
+sends the beta session shape with ``OpenAI-Beta: realtime=v1`` (:mod:`realtime_events`); both
+the GA (``response.output_audio.delta``) and the beta (``response.audio.delta``) event names are
+understood in either mode.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import numpy as np
 
 from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions
@@ -27,19 +31,31 @@ from vocalbench.systems.base import (
 )
 from vocalbench.systems.failures import SystemFailure
 from vocalbench.systems.openai_audio import endpoint_name, sample_headers
+from vocalbench.systems.realtime_events import BETA_HEADER, NAMES, RATE, Api, history_item, session_update
 
-RATE = 24000
 APPEND_SECONDS = 0.5  # audio per input_audio_buffer.append event
 DEFAULT_BASE_URL = "wss://api.openai.com/v1"
 
-AUDIO_DELTA = {"response.audio.delta", "response.output_audio.delta"}
-TEXT_DELTA = {"response.audio_transcript.delta", "response.output_audio_transcript.delta",
-              "response.text.delta", "response.output_text.delta"}
+AUDIO_DELTA = {n.audio_delta for n in NAMES.values()}
+TEXT_DELTA = {n for v in NAMES.values() for n in (v.transcript_delta, v.text_delta)}
+
+
+def request_events(api: Api, sample: Sample, x: np.ndarray, voice: str, max_tokens: int) -> list[dict[str, Any]]:
+    """Every client event of one sample, in order; the last is ``response.create`` (the latency origin)."""
+    from vocalbench.audio import float_to_pcm16
+
+    out = [session_update(api, voice, max_tokens), *(history_item(api, t) for t in sample.history)]
+    step = int(APPEND_SECONDS * RATE)
+    out += [{"type": "input_audio_buffer.append", "audio": base64.b64encode(float_to_pcm16(x[i:i + step])).decode()}
+            for i in range(0, x.size, step)]
+    return [*out, {"type": "input_audio_buffer.commit"}, {"type": "response.create"}]
 
 
 class RealtimeSystem:
-    def __init__(self, model: str, base_url: str, api_key: str | None, voice: str | None, max_tokens: int) -> None:
+    def __init__(self, model: str, base_url: str, api_key: str | None, voice: str | None, max_tokens: int,
+                 api: Api = "ga") -> None:
         self.model = model
+        self.api = api
         u = urlsplit(base_url.rstrip("/"))
         scheme = {"http": "ws", "https": "wss"}.get(u.scheme, u.scheme)
         path = u.path if u.path.endswith("/realtime") else u.path + "/realtime"
@@ -57,38 +73,29 @@ class RealtimeSystem:
         return None
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "realtime", "model": self.model, "voice": self.voice, "max_tokens": self.max_tokens,
+        return {"kind": "realtime", "api": self.api, "model": self.model, "voice": self.voice,
+                "max_tokens": self.max_tokens,
                 "history_mode": "text-turns", "audio_format": "pcm16@24000",
                 "latency_origin": "response.create sent after input_audio_buffer.commit"}
 
     async def stream(self, sample: Sample) -> AsyncIterator[Event]:
         import websockets
 
-        from vocalbench.audio import float_to_pcm16, load, pcm16_to_float
+        from vocalbench.audio import load, pcm16_to_float
 
         if sample.audio is None:
             raise SystemFailure("missing_query_audio", f"{sample.subset}/{sample.id} has no audio")
         x, _ = load(sample.audio.path, sample_rate=RATE)
-        headers = {"OpenAI-Beta": "realtime=v1", **sample_headers(sample)}
+        *setup, create = request_events(self.api, sample, x, self.voice, self.max_tokens)
+        headers = {**(dict([BETA_HEADER]) if self.api == "beta" else {}), **sample_headers(sample)}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         async with websockets.connect(self.url, additional_headers=headers, max_size=None, open_timeout=30,
                                       ping_interval=None, compression=None) as ws:
-            await ws.send(json.dumps({"type": "session.update", "session": {
-                "modalities": ["text", "audio"], "voice": self.voice, "input_audio_format": "pcm16",
-                "output_audio_format": "pcm16", "turn_detection": None,
-                "max_response_output_tokens": self.max_tokens}}))
-            for t in sample.history:
-                kind = "input_text" if t.role == "user" else "text"
-                await ws.send(json.dumps({"type": "conversation.item.create", "item": {
-                    "type": "message", "role": t.role, "content": [{"type": kind, "text": t.text}]}}))
-            step = int(APPEND_SECONDS * RATE)
-            for i in range(0, x.size, step):
-                await ws.send(json.dumps({"type": "input_audio_buffer.append",
-                                          "audio": base64.b64encode(float_to_pcm16(x[i:i + step])).decode()}))
-            await ws.send(json.dumps({"type": "input_audio_buffer.commit"}))
+            for ev in setup:
+                await ws.send(json.dumps(ev))
             yield Sent("response.create-after-commit")
-            await ws.send(json.dumps({"type": "response.create"}))
+            await ws.send(json.dumps(create))
             async for raw in ws:
                 ev = json.loads(raw)
                 kind = ev.get("type", "")
@@ -125,4 +132,4 @@ def from_spec(arg: str, options: SystemOptions) -> RealtimeSystem:
     if not model:
         raise ValueError("realtime: expected realtime:MODEL[@BASE_URL]")
     return RealtimeSystem(model, base or options.base_url or DEFAULT_BASE_URL, options.api_key, options.voice,
-                          options.max_reply_tokens)
+                          options.max_reply_tokens, options.realtime_api)

@@ -8,11 +8,15 @@ and demos. FILE is JSONL, one reply script per line (documented in docs/systems.
     {"id": "single_round/single_round-001", "audio": {"wav": "reply.wav"},
      "fault": {"type": "http_500", "fail_first": 2}}
 
-``id`` matches ``subset/sample_id``, then ``sample_id``, then ``*`` (the default). ``text`` may use
-``{question}`` (the sample's question text, when the caller has it), ``{id}``, ``{subset}`` and
+``id`` matches ``subset/sample_id``, then ``sample_id``, then ``*`` (the default). ``texts`` (a list)
+instead of ``text`` draws each sample's reply from the list by the run's seed (``SystemOptions.seed``):
+a system with sampling noise, for repeat drills (``run --repeats``). ``text`` may use
+``{question}`` (the sample's question text, when the caller has it), ``{reference}`` (its reference
+answer, when it has one: an oracle), ``{id}``, ``{subset}`` and
 ``{turns}`` (the number of history turns received). Audio is real
-audio: a wav file (relative to FILE), a sine tone or silence of a given duration, cut into chunks
-of ``chunk_seconds`` and streamed on a fixed schedule measured from the request.
+audio: a wav file (relative to FILE), a sine tone or silence of a given duration, optionally after
+``lead_silence`` seconds of silence (a system that streams silence first), cut into chunks of
+``chunk_seconds`` and streamed on a fixed schedule measured from the request.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ class Fault:
 @dataclass(frozen=True)
 class Script:
     text: str = "Scripted reply to {id}."
+    texts: tuple[str, ...] = ()  # when given: one drawn per sample and seed instead of ``text``
     audio: dict[str, Any] = field(default_factory=lambda: {"tone": 220.0, "seconds": 1.0})
     sample_rate: int = 24000
     first_text_delay: float | None = None  # default: same as first_chunk_delay
@@ -58,7 +63,7 @@ class Script:
 
     @classmethod
     def parse(cls, obj: dict[str, Any]) -> Script:
-        known = {"text", "audio", "sample_rate", "first_text_delay", "first_chunk_delay", "chunk_seconds",
+        known = {"text", "texts", "audio", "sample_rate", "first_text_delay", "first_chunk_delay", "chunk_seconds",
                  "chunk_interval", "fault"}
         unknown = set(obj) - known - {"id"}
         if unknown:
@@ -66,6 +71,10 @@ class Script:
         kw = {k: v for k, v in obj.items() if k in known}
         if kw.get("fault") is not None:
             kw["fault"] = Fault(**kw["fault"])
+        if "texts" in kw:
+            if not isinstance(kw["texts"], list) or not kw["texts"] or not all(isinstance(t, str) for t in kw["texts"]):
+                raise ValueError("texts must be a non-empty list of strings")
+            kw["texts"] = tuple(kw["texts"])
         s = cls(**kw)
         check_template(s.text)
         if s.chunk_seconds <= 0 or s.first_chunk_delay < 0 or s.chunk_interval < 0:
@@ -89,8 +98,9 @@ def check_template(text: str) -> None:
 class ScriptedSystem:
     """Replays scripts; counts attempts per sample so faults can hit the first N tries."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, seed: int = 0) -> None:
         self.path = Path(path)
+        self.seed = seed
         self.scripts: dict[str, Script] = {}
         if not self.path.exists():
             raise FileNotFoundError(f"scripted system: {self.path} not found")
@@ -117,7 +127,7 @@ class ScriptedSystem:
         return None
 
     def describe(self) -> dict[str, Any]:
-        return {"kind": "scripted", "file": self.path.name, "scripts": len(self.scripts)}
+        return {"kind": "scripted", "file": self.path.name, "scripts": len(self.scripts), "seed": self.seed}
 
     def script_for(self, sample: Sample) -> Script | None:
         for key in (f"{sample.subset}/{sample.id}", sample.id, "*", "default"):
@@ -141,7 +151,8 @@ class ScriptedSystem:
                 x = np.zeros(int(float(spec["silence"]) * s.sample_rate), dtype=np.float32)
             else:
                 raise ValueError(f"{self.path}: audio needs 'wav', 'tone' or 'silence', got {spec}")
-            self._audio_cache[key] = x
+            lead = np.zeros(int(float(spec.get("lead_silence", 0.0)) * s.sample_rate), dtype=np.float32)
+            self._audio_cache[key] = np.concatenate([lead, x])
         return self._audio_cache[key]
 
     async def stream(self, sample: Sample) -> AsyncIterator[Event]:
@@ -165,7 +176,9 @@ class ScriptedSystem:
         audio = self._audio(s)
         step = max(1, int(s.chunk_seconds * s.sample_rate))
         pieces = [audio[i:i + step] for i in range(0, audio.size, step)] or [audio]
-        text = s.text.format(question=sample.question, id=sample.id, subset=sample.subset, turns=len(sample.history))
+        template = s.texts[_draw(f"{self.seed}/{key}", len(s.texts))] if s.texts else s.text
+        text = template.format(question=sample.question, reference=sample.reference or "", id=sample.id,
+                               subset=sample.subset, turns=len(sample.history))
         texts = _spread(text, len(pieces))
         ftd = s.first_chunk_delay if s.first_text_delay is None else s.first_text_delay
         timeline: list[tuple[float, int, int, Event]] = []  # (time, chunk, text before audio, event)
@@ -185,6 +198,13 @@ class ScriptedSystem:
         yield Done()
 
 
+def _draw(key: str, n: int) -> int:
+    """A stable index in ``range(n)`` for ``key`` (the same in every process, unlike ``hash``)."""
+    import hashlib
+
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big") % n
+
+
 def _spread(text: str, n: int) -> list[str]:
     """Split ``text`` at word boundaries into ``n`` deltas that concatenate back to it."""
     words = text.split()
@@ -197,7 +217,7 @@ def _spread(text: str, n: int) -> list[str]:
 
 
 def from_spec(arg: str, options: SystemOptions) -> ScriptedSystem:
-    """``scripted:FILE`` (options do not apply: the script fixes every reply)."""
+    """``scripted:FILE``; of the options only the seed applies (it draws from ``texts``)."""
     if not arg:
         raise ValueError("scripted system: expected scripted:FILE")
-    return ScriptedSystem(arg)
+    return ScriptedSystem(arg, options.seed)

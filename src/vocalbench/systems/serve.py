@@ -5,7 +5,9 @@ Routes:
   ``stream`` is true (``delta.audio.data`` base64 pcm16 24 kHz, ``delta.audio.transcript``, or
   ``delta.content`` when audio is not requested), one JSON body otherwise.
 - ``GET /v1/realtime``: the OpenAI Realtime websocket protocol (session.update,
-  conversation.item.create, input_audio_buffer.append/commit, response.create -> response.*).
+  conversation.item.create, input_audio_buffer.append/commit, response.create -> response.*), GA
+  (``response.output_audio.delta``, ...) unless the client sends ``OpenAI-Beta: realtime=v1``, which
+  gets the beta event names and session shape (:mod:`vocalbench.systems.realtime_events`).
 - ``POST /v1/vocalbench/stream``: the vocalbench JSON protocol (NDJSON events; docs/systems.md).
 - ``GET /health``.
 
@@ -50,6 +52,16 @@ from vocalbench.systems.base import (
     Sent,
     System,
     TextDelta,
+)
+from vocalbench.systems.realtime_events import (
+    BETA_HEADER,
+    NAMES,
+    Api,
+    Names,
+    audio_out,
+    event_id,
+    merge_session,
+    server_session,
 )
 from vocalbench.systems.scripted import REQUEST_ARRIVAL
 
@@ -334,15 +346,16 @@ class SystemServer:
         fault = self._fault()
         if fault in ("429", "500"):
             return await self._early_fault(fault)  # type: ignore[return-value]
+        api: Api = "beta" if BETA_HEADER[1] in request.headers.get(BETA_HEADER[0], "") else "ga"
+        names = NAMES[api]
         ws = web.WebSocketResponse(max_msg_size=64 * 1024 * 1024, heartbeat=None)
         await ws.prepare(request)
-        session: dict[str, Any] = {"id": f"sess_{uuid.uuid4().hex[:12]}", "modalities": ["text", "audio"],
-                                   "voice": None, "input_audio_format": "pcm16", "output_audio_format": "pcm16",
-                                   "turn_detection": None}
-        await ws.send_json({"type": "session.created", "session": session})
+        session = server_session(api, f"sess_{uuid.uuid4().hex[:12]}")
+        await _ws_send(ws, "session.created", session=session)
         history: list[Turn] = []
         buffer: list[bytes] = []
         committed: bytes | None = None
+        last_item: str | None = None
         async for msg in ws:
             if msg.type != WSMsgType.TEXT:
                 continue
@@ -353,21 +366,24 @@ class SystemServer:
                 await _ws_error(ws, "invalid_request_error", "expected a JSON event with a type")
                 continue
             if kind == "session.update":
-                session.update({k: v for k, v in (ev.get("session") or {}).items() if k != "id"})
-                await ws.send_json({"type": "session.updated", "session": session})
+                session = merge_session(session, ev.get("session") or {})
+                await _ws_send(ws, "session.updated", session=session)
             elif kind == "conversation.item.create":
-                item = ev.get("item") or {}
+                item = {**(ev.get("item") or {}), "id": f"item_{uuid.uuid4().hex[:12]}"}
                 text = "".join(c.get("text") or c.get("transcript") or "" for c in item.get("content") or [])
                 if item.get("role") in ("user", "assistant") and text:
                     history.append(Turn(role=item["role"], text=text))
-                await ws.send_json({"type": "conversation.item.created", "item": item})
+                await _ws_send(ws, names.item_added, previous_item_id=last_item, item=item)
+                last_item = item["id"]
             elif kind == "input_audio_buffer.append":
                 buffer.append(base64.b64decode(ev.get("audio") or ""))
             elif kind == "input_audio_buffer.clear":
                 buffer.clear()
             elif kind == "input_audio_buffer.commit":
                 committed, buffer = b"".join(buffer), []
-                await ws.send_json({"type": "input_audio_buffer.committed", "item_id": f"item_{uuid.uuid4().hex[:8]}"})
+                item_id = f"item_{uuid.uuid4().hex[:12]}"
+                await _ws_send(ws, "input_audio_buffer.committed", previous_item_id=last_item, item_id=item_id)
+                last_item = item_id
             elif kind == "response.create":
                 await _arrived()
                 if committed is None:
@@ -382,54 +398,55 @@ class SystemServer:
                 except ValueError as exc:
                     await _ws_error(ws, "invalid_request_error", str(exc))
                     continue
-                ok = await self._realtime_response(request, ws, session, sample, drop=fault == "drop")
+                ok = await self._realtime_response(request, ws, names, audio_out(api, session), sample,
+                                                   drop=fault == "drop")
                 if not ok:
                     return ws
                 committed = None
         await ws.close()
         return ws
 
-    async def _realtime_response(self, request: web.Request, ws: web.WebSocketResponse, session: dict[str, Any],
-                                 sample: Sample, drop: bool) -> bool:
-        rid = f"resp_{uuid.uuid4().hex[:12]}"
-        audio_out = "audio" in (session.get("modalities") or [])
-        await ws.send_json({"type": "response.created", "response": {"id": rid, "status": "in_progress"}})
+    async def _realtime_response(self, request: web.Request, ws: web.WebSocketResponse, names: Names,
+                                 audio: bool, sample: Sample, drop: bool) -> bool:
+        ids = {"response_id": f"resp_{uuid.uuid4().hex[:12]}", "item_id": f"item_{uuid.uuid4().hex[:12]}",
+               "output_index": 0, "content_index": 0}
+        await _ws_send(ws, "response.created", response={"id": ids["response_id"], "object": "realtime.response",
+                                                         "status": "in_progress"})
         events = self._events(sample)
         try:
-            return await self._realtime_events(request, ws, events, rid, audio_out, drop)
+            return await self._realtime_events(request, ws, events, names, audio, ids, drop)
         finally:
             await _aclose(events)
 
     async def _realtime_events(self, request: web.Request, ws: web.WebSocketResponse, events: AsyncIterator[Event],
-                               rid: str, audio_out: bool, drop: bool) -> bool:
+                               names: Names, audio: bool, ids: dict[str, Any], drop: bool) -> bool:
         n = 0
         texts: list[str] = []
+        rid = ids["response_id"]
         async for ev in events:
             if isinstance(ev, TextDelta):
                 texts.append(ev.text)
-                kind = "response.audio_transcript.delta" if audio_out else "response.text.delta"
-                await ws.send_json({"type": kind, "response_id": rid, "delta": ev.text})
-            elif isinstance(ev, AudioChunk) and audio_out:
-                await ws.send_json({"type": "response.audio.delta", "response_id": rid, "delta": _pcm16_b64(ev)})
+                await _ws_send(ws, names.transcript_delta if audio else names.text_delta, delta=ev.text, **ids)
+            elif isinstance(ev, AudioChunk) and audio:
+                await _ws_send(ws, names.audio_delta, delta=_pcm16_b64(ev), **ids)
             elif isinstance(ev, Done):
                 break
             elif isinstance(ev, Failure):
                 await _ws_error(ws, ev.type, ev.message)
-                await ws.send_json({"type": "response.done", "response": {
-                    "id": rid, "status": "failed",
-                    "status_details": {"type": "failed", "error": {"type": ev.type, "message": ev.message}}}})
+                await _ws_send(ws, "response.done", response={
+                    "id": rid, "object": "realtime.response", "status": "failed",
+                    "status_details": {"type": "failed", "error": {"type": ev.type, "message": ev.message}}})
                 return True
             n += 1
             if drop and n >= 2:
                 request.transport.close()  # type: ignore[union-attr]  # abrupt: no close frame
                 return False
-        if audio_out:
-            await ws.send_json({"type": "response.audio.done", "response_id": rid})
-            await ws.send_json({"type": "response.audio_transcript.done", "response_id": rid,
-                                "transcript": "".join(texts)})
+        if audio:
+            await _ws_send(ws, names.audio_done, **ids)
+            await _ws_send(ws, names.transcript_done, transcript="".join(texts), **ids)
         else:
-            await ws.send_json({"type": "response.text.done", "response_id": rid, "text": "".join(texts)})
-        await ws.send_json({"type": "response.done", "response": {"id": rid, "status": "completed"}})
+            await _ws_send(ws, names.text_done, text="".join(texts), **ids)
+        await _ws_send(ws, "response.done", response={"id": rid, "object": "realtime.response", "status": "completed"})
         return True
 
 
@@ -507,8 +524,13 @@ def _drop(request: web.Request, resp: web.StreamResponse) -> web.StreamResponse:
     return resp
 
 
+async def _ws_send(ws: web.WebSocketResponse, kind: str, **fields: Any) -> None:
+    """One server event with its ``event_id`` (``None`` fields are left out)."""
+    await ws.send_json({"type": kind, "event_id": event_id(), **{k: v for k, v in fields.items() if v is not None}})
+
+
 async def _ws_error(ws: web.WebSocketResponse, kind: str, message: str) -> None:
-    await ws.send_json({"type": "error", "error": {"type": kind, "code": kind, "message": message}})
+    await _ws_send(ws, "error", error={"type": kind, "code": kind, "message": message})
 
 
 async def serve_forever(system: System, port: int, faults: FaultPlan, seed: int = 0, quiet: bool = False) -> None:

@@ -1,0 +1,56 @@
+"""``run --dry-run`` / ``score --dry-run``: print the judge calls and tokens a pass would need, call nothing."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from pathlib import Path
+from typing import Any
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the judge calls each subset would make (cached ones excluded) and their estimated "
+                        "tokens; call nothing, write nothing")
+    p.add_argument("--judge-price", default=None, metavar="IN,OUT",
+                   help="with --dry-run: prices per million prompt and completion tokens, for a cost estimate")
+    p.add_argument("--json", action="store_true", help="with --dry-run: print the plan as JSON")
+
+
+def price_of(args: argparse.Namespace) -> tuple[float, float] | None:
+    from vocalbench.errors import CliError
+    from vocalbench.scoring.plan import parse_price
+
+    if args.judge_price is None:
+        return None
+    try:
+        return parse_price(args.judge_price)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def show(cfg: Any, *, args: argparse.Namespace, label: str, run_dir: Path | None = None,
+         samples: list[Any] | None = None, subsets: list[str] | None = None) -> None:
+    """Plan one language's judge calls (from its store when it exists) and print them."""
+    from vocalbench.errors import CliError
+    from vocalbench.runner.store import RunStore
+    from vocalbench.scoring.plan import plan_judge
+
+    price = price_of(args)
+    exists = run_dir is not None and (run_dir / "store.sqlite").exists()
+    try:
+        if exists:
+            assert run_dir is not None
+            with RunStore(run_dir) as store:
+                plan = asyncio.run(plan_judge(cfg, store=store, samples=samples, subsets=subsets))
+        else:
+            plan = asyncio.run(plan_judge(cfg, samples=samples, subsets=subsets))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if plan is None:
+        print(f"[{label}] judge {cfg.judge}: no judge calls")
+    elif args.json:
+        print(json.dumps({"lang": label, **plan.to_dict(price)}, ensure_ascii=False))
+    else:
+        print(f"[{label}] {plan.table(price)}")

@@ -1,0 +1,178 @@
+"""Repeated runs (``run --repeats N``): mean, between-run SD and a CI with both sources of variance.
+
+A language's repeats are run folders ``GROUP/repeat-1`` … ``GROUP/repeat-N`` (each generated with
+its own seed, scored and resumable like any run). ``GROUP/repeats.json`` gives every subset row,
+dimension and the overall (or partial overall) as ``{mean, sd, n, within_se, ci95, values}``:
+
+- ``sd``: the between-run standard deviation of the N values (ddof 1);
+- ``within_se``: the root mean square over the repeats of each run's own standard error (item
+  sampling), from the clustered bootstrap CI of the report (or the summary's ``ci95``);
+- ``ci95``: ``mean ± 1.96·sqrt(within_se² + sd²/N)``: the items are the same in every repeat, so
+  their sampling error does not average out, while run-to-run noise does. (Each run's own SE already
+  holds some of the run-to-run noise, so the interval errs wide.) Where a run has no item-level SE
+  the interval is from the repeats alone, ``mean ± t(N-1)·sd/√N``, and ``sources`` says so.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vocalbench.files import write_json
+
+PREFIX = "repeat-"
+REPEATS_FILE = "repeats.json"
+_K = re.compile(rf"^{PREFIX}(\d+)$")
+Z95 = 1.959964
+
+
+def repeat_dir(group: Path, k: int) -> Path:
+    return group / f"{PREFIX}{k}"
+
+
+def repeat_dirs(group: Path) -> list[Path]:
+    """The repeat run folders of ``group`` in repeat order (empty when it is not a repeat group)."""
+    from vocalbench.report.runs import is_run_dir
+
+    found = [(int(m.group(1)), p) for p in group.iterdir() if (m := _K.match(p.name)) and is_run_dir(p)] \
+        if group.is_dir() else []
+    return [p for _, p in sorted(found)]
+
+
+def pool(values: Sequence[float], within_se: Sequence[float | None]) -> dict[str, Any]:
+    """Mean, between-run SD and the 95 % CI of N repeats' values (see the module docstring)."""
+    x = np.asarray(values, dtype=float)
+    n = int(x.size)
+    mean = float(x.mean())
+    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    known = [s for s in within_se if s is not None]
+    out: dict[str, Any] = {"mean": round(mean, 4), "sd": round(sd, 4), "n": n, "values": [round(v, 4) for v in x]}
+    if known and len(known) == n:
+        within = math.sqrt(float(np.mean(np.square(known))))
+        half = Z95 * math.sqrt(within ** 2 + sd ** 2 / n)
+        out.update(within_se=round(within, 4), sources="items+runs")
+    elif n > 1:
+        from scipy.stats import t
+
+        half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+        out.update(within_se=None, sources="runs")
+    else:
+        return {**out, "within_se": None, "ci95": None, "sources": None}
+    out["ci95"] = [round(mean - half, 4), round(mean + half, 4)]
+    return out
+
+
+def _se(ci: Sequence[float] | None) -> float | None:
+    if not ci or len(ci) != 2 or not all(isinstance(c, int | float) for c in ci):
+        return None
+    return (float(ci[1]) - float(ci[0])) / (2 * Z95)
+
+
+def _overall_value(summary: dict[str, Any]) -> tuple[float | None, bool]:
+    ov = summary.get("overall") or {}
+    if ov.get("value") is not None:
+        return float(ov["value"]), False
+    part = ov.get("partial") or {}
+    return (float(part["value"]), True) if part.get("value") is not None else (None, False)
+
+
+def summarise(group: Path, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The pooled figures of ``group``'s repeats (every row present in all of them)."""
+    from vocalbench.report.runs import load_runs
+    from vocalbench.report.site import _consistent, run_cis
+
+    dirs = repeat_dirs(group)
+    if not dirs:
+        raise ValueError(f"{group}: no {PREFIX}K run folders")
+    runs = load_runs(dirs)
+    per: list[dict[str, tuple[float, float | None]]] = []
+    partial = False
+    for r in runs:
+        cis = run_cis(r, n_boot, seed)
+
+        def se_of(stat: str, value: float, cis: dict[str, Any] = cis) -> float | None:
+            got = cis.get(stat)
+            return _se(got[1]) if got is not None and _consistent(got[0], value) else None
+
+        row: dict[str, tuple[float, float | None]] = {}
+        for name, sub in (r.summary.get("subsets") or {}).items():
+            if sub.get("value") is not None:
+                v = float(sub["value"])
+                row[f"subset:{name}"] = (v, _se(sub.get("ci95")) or se_of(f"subset:{name}", v))
+        for name, v in (r.summary.get("dimensions") or {}).items():
+            if v is not None:
+                row[f"dimension:{name}"] = (float(v), se_of(f"dimension:{name}", float(v)))
+        ov, is_partial = _overall_value(r.summary)
+        if ov is not None:
+            partial = partial or is_partial
+            row["overall"] = (ov, se_of("overall", ov) if not is_partial else None)
+        per.append(row)
+    common = [k for k in per[0] if all(k in p for p in per[1:])]
+    pooled = {k: pool([p[k][0] for p in per], [p[k][1] for p in per]) for k in common}
+    first = runs[0].summary
+    return {
+        "lang": first.get("lang"), "system": first.get("system"), "repeats": len(runs),
+        "runs": [d.name for d in dirs], "seeds": [r.config.get("seed") for r in runs],
+        "subsets": {k.split(":", 1)[1]: v for k, v in pooled.items() if k.startswith("subset:")},
+        "dimensions": {k.split(":", 1)[1]: v for k, v in pooled.items() if k.startswith("dimension:")},
+        "overall": {**pooled["overall"], "partial": partial} if "overall" in pooled else None,
+        "method": "mean of the repeats; sd between runs (ddof 1); ci95 = mean ± 1.96·sqrt(within_se² + sd²/n), "
+                  "within_se the repeats' RMS item-level SE (clustered bootstrap); 'runs' = t interval of the "
+                  "repeats alone",
+    }
+
+
+def write_repeats(group: Path, n_boot: int = 1000, seed: int = 0) -> Path:
+    """Write ``GROUP/repeats.json`` (UTF-8, ``ensure_ascii=False``) and return its path."""
+    body = summarise(group, n_boot, seed)
+    return write_json(group / REPEATS_FILE, body)
+
+
+def load_repeats(group: Path) -> dict[str, Any] | None:
+    path = group / REPEATS_FILE
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def groups_of(path: Path) -> dict[str, dict[str, Any]]:
+    """``{lang: repeats.json body}`` of the repeat groups at ``path`` (itself, or its en/ and zh/)."""
+    out: dict[str, dict[str, Any]] = {}
+    for folder in (path, path / "en", path / "zh"):
+        body = load_repeats(folder) if folder.is_dir() else None
+        if body is not None:
+            out.setdefault(str(body.get("lang")), body)
+    return out
+
+
+def print_repeats_comparison(lang: str, a: dict[str, Any], b: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    print(f"[{lang}] A = {a.get('system')} ({a.get('repeats')} runs), B = {b.get('system')} ({b.get('repeats')} runs); "
+          "means ± between-run SD, difference A - B with a CI from both groups' intervals")
+    for r in rows:
+        ci = f"[{r['ci95'][0]:+.3f}, {r['ci95'][1]:+.3f}]" if r["ci95"] else "(no CI)"
+        print(f"  {r['name']:<32} {r['a']:>9.3f} ± {r['sd_a']:<7.3f} {r['b']:>9.3f} ± {r['sd_b']:<7.3f} "
+              f"{r['diff']:+9.3f} {ci}")
+
+
+def compare_repeats(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """A − B per dimension and overall of two repeat groups: the difference of means with a CI from
+    both groups' intervals (``sqrt(se_a² + se_b²)``; unpaired, so it errs wide)."""
+    rows = []
+    keys = [("overall", a.get("overall"), b.get("overall"))]
+    keys += [(f"dimension:{d}", v, (b.get("dimensions") or {}).get(d)) for d, v in (a.get("dimensions") or {}).items()]
+    for name, ra, rb in keys:
+        if not ra or not rb:
+            continue
+        d = float(ra["mean"]) - float(rb["mean"])
+        row: dict[str, Any] = {"name": name, "a": ra["mean"], "b": rb["mean"], "sd_a": ra["sd"], "sd_b": rb["sd"],
+                               "diff": round(d, 4), "ci95": None}
+        sa, sb = _se(ra.get("ci95")), _se(rb.get("ci95"))
+        if sa is not None and sb is not None:
+            half = Z95 * math.hypot(sa, sb)
+            row["ci95"] = [round(d - half, 4), round(d + half, 4)]
+        rows.append(row)
+    return rows

@@ -1,0 +1,107 @@
+"""The two shapes of the OpenAI Realtime protocol: GA (the default) and beta.
+
+GA (``openai.types.realtime``): session ``{"type": "realtime", "output_modalities": [...],
+"audio": {"input": {"format": ...}, "output": {"format": ..., "voice": ...}}}``, assistant history
+as ``output_text``, server deltas ``response.output_audio.delta`` /
+``response.output_audio_transcript.delta`` / ``response.output_text.delta``, items announced with
+``conversation.item.added``. Beta (the ``OpenAI-Beta: realtime=v1`` header): session
+``{"modalities": [...], "input_audio_format": "pcm16", ...}``, history ``text``, deltas
+``response.audio.delta`` / ``response.audio_transcript.delta`` / ``response.text.delta``,
+``conversation.item.created``. The realtime adapter builds its client events here and
+``vocalbench serve`` names its server events here, so both sides speak the same version.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from vocalbench.records import Turn
+
+Api = Literal["ga", "beta"]
+APIS: tuple[Api, ...] = ("ga", "beta")
+RATE = 24000
+BETA_HEADER = ("OpenAI-Beta", "realtime=v1")
+MAX_OUTPUT_TOKENS = 4096  # the GA session accepts 1..4096 (or "inf")
+PCM = {"type": "audio/pcm", "rate": RATE}
+
+
+@dataclass(frozen=True)
+class Names:
+    """Server event names of one protocol version."""
+
+    audio_delta: str
+    audio_done: str
+    transcript_delta: str
+    transcript_done: str
+    text_delta: str
+    text_done: str
+    item_added: str
+
+
+NAMES: dict[Api, Names] = {
+    "ga": Names("response.output_audio.delta", "response.output_audio.done",
+                "response.output_audio_transcript.delta", "response.output_audio_transcript.done",
+                "response.output_text.delta", "response.output_text.done", "conversation.item.added"),
+    "beta": Names("response.audio.delta", "response.audio.done", "response.audio_transcript.delta",
+                  "response.audio_transcript.done", "response.text.delta", "response.text.done",
+                  "conversation.item.created"),
+}
+
+
+def api_of(value: str) -> Api:
+    """``ga`` or ``beta``; anything else is a one-line error."""
+    if value not in APIS:
+        raise ValueError(f"realtime API must be one of {', '.join(APIS)}, got {value!r}")
+    return value  # type: ignore[return-value]
+
+
+def event_id() -> str:
+    return f"event_{uuid.uuid4().hex[:16]}"
+
+
+def session_update(api: Api, voice: str, max_tokens: int) -> dict[str, Any]:
+    """The client's ``session.update``: text + audio out, pcm16 at 24 kHz, no server VAD."""
+    if api == "beta":
+        session: dict[str, Any] = {"modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
+                                   "output_audio_format": "pcm16", "turn_detection": None,
+                                   "max_response_output_tokens": max_tokens}
+    else:
+        session = {"type": "realtime", "output_modalities": ["audio"],
+                   "audio": {"input": {"format": dict(PCM), "turn_detection": None},
+                             "output": {"format": dict(PCM), "voice": voice}},
+                   "max_output_tokens": min(max_tokens, MAX_OUTPUT_TOKENS)}
+    return {"type": "session.update", "session": session}
+
+
+def history_item(api: Api, turn: Turn) -> dict[str, Any]:
+    """A text turn of the history as ``conversation.item.create``."""
+    kind = "input_text" if turn.role == "user" else ("text" if api == "beta" else "output_text")
+    return {"type": "conversation.item.create",
+            "item": {"type": "message", "role": turn.role, "content": [{"type": kind, "text": turn.text}]}}
+
+
+def server_session(api: Api, session_id: str) -> dict[str, Any]:
+    """The session a server announces in ``session.created`` before any update."""
+    if api == "beta":
+        return {"id": session_id, "object": "realtime.session", "modalities": ["text", "audio"], "voice": None,
+                "input_audio_format": "pcm16", "output_audio_format": "pcm16", "turn_detection": None}
+    return {"type": "realtime", "output_modalities": ["audio"],
+            "audio": {"input": {"format": dict(PCM), "turn_detection": None}, "output": {"format": dict(PCM)}}}
+
+
+def merge_session(session: dict[str, Any], update: dict[str, Any]) -> dict[str, Any]:
+    """``session`` with ``update`` applied key by key (nested objects merged, ``id``/``type`` kept)."""
+    out = dict(session)
+    for k, v in update.items():
+        if k in ("id", "type", "object"):
+            continue
+        out[k] = merge_session(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def audio_out(api: Api, session: dict[str, Any]) -> bool:
+    """Whether the session asks for audio (GA: ``output_modalities``; beta: ``modalities``)."""
+    key = "modalities" if api == "beta" else "output_modalities"
+    return "audio" in (session.get(key) or [])

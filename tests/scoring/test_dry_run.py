@@ -1,0 +1,89 @@
+"""``--dry-run`` plans the judge calls of a pass without calling anything, and the judge ledger
+books what the real pass then made, per judge model.
+
+Official llama-omni outputs (safety, 400 items) scored by the OpenAI-compatible judge double; the
+local (calibrated) judge is planned without starting its server.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from engine_fake_judge import FakeJudgeServer
+from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, shared, summary  # noqa: F401
+
+from vocalbench.scoring import rubrics
+from vocalbench.scoring.plan import PlanningJudge, count_tokens, offline_judge, parse_price
+
+
+def _import(shared: Path, run: Path) -> None:
+    assert cli("import", "--outputs", str(LLAMA_OMNI), "--data", str(shared), "--lang", "en", "--out", str(run),
+               "--subsets", "safety", "--quiet") == 0
+
+
+def _plan(capsys: pytest.CaptureFixture[str], run: Path, *flags: str) -> dict:
+    capsys.readouterr()
+    assert cli("score", str(run), "--dry-run", "--json", *flags) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_dry_run_matches_the_pass_and_the_ledger(shared, tmp_path, capsys):
+    run, again = tmp_path / "run", tmp_path / "again"
+    _import(shared, run)
+    config_before = (run / "config.json").read_text()
+    with FakeJudgeServer(delay=0.0) as srv:
+        plan = _plan(capsys, run, "--judge", srv.spec, "--judge-price", "2.5,10")
+        assert srv.count() == 0 and not (run / "summary.json").exists()
+        assert (run / "config.json").read_text() == config_before  # a dry run changes nothing
+        row = plan["subsets"]["safety"]
+        assert (row["items"], row["verdicts"], row["cached"], row["requests"]) == (400, 400, 0, 400)
+        assert row["prompt_tokens"] > 400 * 100 and row["completion_tokens"] == 400 * 40
+        assert row["cost"] == pytest.approx(round((row["prompt_tokens"] * 2.5 + row["completion_tokens"] * 10) / 1e6, 4))
+        assert plan["subsets"]["total"]["verdicts"] == 400 and plan["judge"] == "fake-judge@127.0.0.1"
+
+        assert cli("score", str(run), "--judge", srv.spec, "--quiet") == 0
+        assert srv.count() == 400  # what the plan said
+        ledger = summary(run)["provenance"]["judge_usage"]
+        assert list(ledger) == ["fake-judge@127.0.0.1"]
+        booked = ledger["fake-judge@127.0.0.1"]
+        assert (booked["calls"], booked["cache_hits"], booked["errors"]) == (400, 0, 0)
+        assert booked["completion_tokens"] == 400 * 12 and booked["prompt_tokens"] > 0 and booked["seconds"] > 0
+
+        # resumed: nothing left to judge; a fresh run of the same items finds every verdict cached
+        assert _plan(capsys, run, "--judge", srv.spec)["subsets"]["safety"]["items"] == 0
+        _import(shared, again)
+        cached = _plan(capsys, again, "--judge", srv.spec)["subsets"]["safety"]
+        assert (cached["items"], cached["verdicts"], cached["cached"]) == (400, 0, 400)
+        assert srv.count() == 400
+
+
+def test_local_judge_is_planned_per_question_without_a_server(shared, tmp_path, capsys):
+    run = tmp_path / "run"
+    _import(shared, run)
+    plan = _plan(capsys, run)  # the run's judge: local (the calibrated llama.cpp judge)
+    row = plan["subsets"]["safety"]
+    checks = len(rubrics.load("safety_en").checks)
+    assert plan["judge"].startswith("qwen2.5-1.5b+cal-") and row["verdicts"] == 400
+    assert row["requests"] == 400 * (1 + checks) and row["completion_tokens"] == row["requests"]  # one token each
+
+
+async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
+    judge = PlanningJudge(offline_judge("local"))
+    rubric = rubrics.load("single_round_en")
+    v = await judge.evaluate(rubric, {"question": "What is a cat?", "reply": "A small feline."}, subset="single_round",
+                             sample_id="q1")
+    row = judge.rows["single_round"]
+    assert v.value == rubric.hi and (row.verdicts, row.requests) == (1, 1 + len(rubric.checks))
+    assert offline_judge("none") is None
+
+
+def test_token_estimate_and_price():
+    assert 8 <= count_tokens("Hello, how are you doing today? I am fine.") <= 16
+    assert 5 <= count_tokens("你好，今天过得怎么样？我很好。") <= 14
+    assert parse_price("0.4,1.6") == (0.4, 1.6)
+    for bad in ("1", "a,b", "-1,2"):
+        with pytest.raises(ValueError, match="--judge-price"):
+            parse_price(bad)
+
