@@ -91,3 +91,33 @@ async def test_judge_tells_right_from_wrong(server, lang, tmp_path):
     cached = await offline.evaluate(CORRECT, {"question": question, "reference": reference, "answer": right},
                                     subset="knowledge", sample_id=f"{lang}-1")
     assert cached.trace.cached and cached.value == good.value and cached.error is None
+
+
+async def test_a_second_client_waits_instead_of_cutting_a_streaming_reply(server):
+    """A judge call arriving while the cascade streams its reply must not end that stream early
+    (llama-cpp-python's server interrupts by default; a cut stream looks like an empty reply)."""
+    import asyncio
+
+    from openai import AsyncOpenAI
+
+    client = AsyncOpenAI(base_url=server.base_url, api_key="unused")
+    messages = [{"role": "user", "content": "Count from one to twenty in words, separated by commas."}]
+
+    async def streamed() -> tuple[str, str | None]:
+        text, finish = "", None
+        stream = await client.chat.completions.create(model=server.model_alias, messages=messages, stream=True,
+                                                      max_tokens=24, temperature=0)
+        async for chunk in stream:
+            if chunk.choices:
+                text += chunk.choices[0].delta.content or ""
+                finish = chunk.choices[0].finish_reason or finish
+        return text, finish
+
+    async def other() -> str:
+        await asyncio.sleep(0.5)  # arrives while the first one streams
+        res = await client.chat.completions.create(model=server.model_alias, max_tokens=1, temperature=0,
+                                                   messages=[{"role": "user", "content": "Say yes."}])
+        return res.choices[0].message.content or ""
+
+    (text, finish), _ = await asyncio.gather(streamed(), other())
+    assert finish in ("length", "stop") and len(text.split(",")) >= 4, (finish, text)

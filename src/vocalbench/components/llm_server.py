@@ -157,6 +157,8 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
            "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
            "--model_alias", alias,
+           # another client's request waits for the model instead of cutting a streaming reply short
+           "--interrupt_requests", "False",
            "--seed", str(SEED)]
     logger.info("starting the llama.cpp server for %s on port %d (log: %s)", alias, port, log)
     with open(log, "wb") as fh:
