@@ -1,8 +1,9 @@
 """Judge throughput: seconds per verdict of the local judges, side by side in one run.
 
 Judges the same K calibration items (one per rubric family, English and Mandarin, test split)
-with each judge, every call fresh (each judge gets its own empty cache), rotating which judge goes
-first on each item so that the shared machine's noise falls on all of them alike:
+with each judge, every call fresh (each judge gets its own empty cache). Each judge takes all the
+items in one pass, one judge after the other: judging an item right after another judge asked the
+same prompt would find it in llama.cpp's prefix cache and look faster than it is.
 
 - ``local-json``: the model writing a JSON verdict (the judge before calibration);
 - ``local``: the calibrated judge as a run uses it (the main question and the checks its rule weighs);
@@ -53,10 +54,9 @@ async def measure(k: int) -> None:
         }
         requests = {name: 0 for name in JUDGES}
         seconds: dict[str, list[float]] = {name: [] for name in JUDGES}
-        for n, item in enumerate(picked):
-            rubric = rubrics.load(item.rubric)
-            order = JUDGES[n % 3:] + JUDGES[: n % 3]
-            for name in order:
+        for name in JUDGES:
+            for item in picked:
+                rubric = rubrics.load(item.rubric)
                 judge = judges[name]
                 llm = judge.llm
                 chat = llm.chat
