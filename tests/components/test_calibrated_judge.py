@@ -230,3 +230,15 @@ def test_small_families_borrow_the_rule_of_their_other_language_sibling():
     zh, en = cal.families["safety_zh"], cal.families["safety_en"]
     assert zh.source == "safety_en" and (zh.weights, zh.bias, zh.threshold) == (en.weights, en.bias, en.threshold)
     assert en.source == ""
+
+
+async def test_judge_check_asks_every_check_and_leaves_the_judge_as_it_was(tmp_path):
+    from vocalbench.scoring.judge_check import judge_items
+
+    item = next(i for i in load_items("test") if i.rubric == "reasoning_binary_en")
+    llm = TokenLLM(lp(yes=0.6, no=0.4))
+    main_only = Calibration("cal-a", "tiny", {"reasoning_binary_en": RuleFit("binary")})
+    judge = CalibratedJudge(llm, main_only, cache=ResultCache(tmp_path / "c.sqlite"))
+    [outcome] = await judge_items(judge, [item], concurrency=1)
+    assert len(llm.calls) == 1 + len(BINARY.checks) and outcome.value is not None
+    assert judge.ask_every_check is False  # a run sharing this judge still asks only the weighted checks

@@ -118,9 +118,20 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
 async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurrency: int = 2,
                       progress: Callable[[int], None] | None = None) -> list[Outcome]:
     """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix). A
-    calibrated judge answers every check, since a fit needs every feature."""
-    if hasattr(judge, "ask_every_check"):
+    calibrated judge answers every check, since a fit needs every feature (for this call only: the
+    judge may be the memoised one a run uses)."""
+    every_check = getattr(judge, "ask_every_check", None)
+    if every_check is not None:
         judge.ask_every_check = True
+    try:
+        return await _judge_each(judge, items, concurrency, progress)
+    finally:
+        if every_check is not None:
+            judge.ask_every_check = every_check
+
+
+async def _judge_each(judge: Any, items: Sequence[CalibrationItem], concurrency: int,
+                      progress: Callable[[int], None] | None) -> list[Outcome]:
     order = sorted(range(len(items)), key=lambda i: (items[i].rubric, items[i].id))
     out: list[Outcome | None] = [None] * len(items)
     sem = asyncio.Semaphore(concurrency)
