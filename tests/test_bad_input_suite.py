@@ -5,7 +5,7 @@ subprocess, so a server that wrongly starts cannot hang the suite).
 
 ``python tests/test_bad_input_suite.py [--table] [--before SRC]`` prints the cases as a Markdown
 table of exit status and message, measured with this tree and, with ``--before``, with another
-source tree (e.g. ``/work/main/src``) in subprocesses: the before/after table of the closing note.
+source tree (e.g. ``../old-checkout/src``) in subprocesses: the before/after table of the closing note.
 """
 
 from __future__ import annotations
