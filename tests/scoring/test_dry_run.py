@@ -76,6 +76,12 @@ async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
                              sample_id="q1")
     row = judge.rows["single_round"]
     assert v.value == rubric.hi and (row.verdicts, row.requests) == (1, 1 + len(rubric.checks))
+    # a family whose shipped rule weighs no check: a run asks its main question only, and so does the plan
+    binary = rubrics.load("reasoning_binary_en")
+    assert judge.judge.calibration.rule(binary).checks_used(len(binary.checks)) == []
+    await judge.evaluate(binary, {"question": "2+2?", "reference": "4", "reply": "four"}, subset="reasoning",
+                         sample_id="q2")
+    assert judge.rows["reasoning"].requests == 1
     assert offline_judge("none") is None
 
 

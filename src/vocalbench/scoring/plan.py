@@ -192,7 +192,11 @@ class PlanningJudge:
 
     async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
         j = self.judge
-        requests = j.questions(rubric, fields) if self.calibrated else [j.messages(rubric, fields)]
+        if self.calibrated:  # the questions the judge would send: the main one and the checks its rule weighs
+            every = j.questions(rubric, fields)
+            requests = [every[k] for k in j.to_ask(rubric, every)]
+        else:
+            requests = [j.messages(rubric, fields)]
         _, trace, hit = j.lookup(rubric, requests if self.calibrated else requests[0], subset, sample_id)
         row = self.row(subset)
         if hit is not None:
