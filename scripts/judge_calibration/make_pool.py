@@ -34,7 +34,8 @@ class RecordingJudge:
     def __init__(self) -> None:
         self.calls: list[tuple[str, dict[str, str]]] = []
 
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Any = None) -> Verdict:
         self.calls.append((rubric.id, dict(fields)))
         return Verdict(None, error="recorded")
 

@@ -29,6 +29,7 @@ import asyncio
 import json
 import math
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -36,9 +37,11 @@ from typing import Any, Literal
 
 from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.judge import Judge, endpoint_semaphore
-from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
+from vocalbench.records import JudgeTrace
 
+FIT_FORMAT = 2  # named feature weights, grader features, settling
 TOP_LOGPROBS = 20
 MIN_ANSWER_MASS = 0.05  # below this, the model wanted to say something else: unparseable
 _YES = {"yes", "是", "对"}
@@ -91,39 +94,69 @@ def read_probabilities(rubric: Rubric, top: dict[str, float] | None, scale: bool
     return out
 
 
-def features(raw: dict[str, Any]) -> list[float]:
-    """The rule's inputs from a cached raw answer: the main answer, then each check's p_yes (a
-    check that was not asked, because the rule gives it no weight, reads 0)."""
-    main = raw["main"]
-    return [float(main.get("p_yes", main.get("expected", 0.0))),
-            *(0.0 if c is None else float(c) for c in raw.get("checks", []))]
+MAIN = "main"
+GRADER_PREFIX = "g:"
+
+
+def features(raw: dict[str, Any] | None, evidence: Evidence | None = None) -> dict[str, float]:
+    """The rule's named inputs: ``main`` (the main answer's p_yes or expected score) and
+    ``check1``.. (each check's p_yes; a check not asked reads 0) from the model's raw answer, when
+    there is one, and ``g:<name>`` for every feature of the grader's evidence, plus
+    ``g:settled`` (the grader's verdict, 0.5 when it settled nothing)."""
+    out: dict[str, float] = {}
+    if raw is not None:
+        main = raw["main"]
+        out[MAIN] = float(main.get("p_yes", main.get("expected", 0.0)))
+        for i, c in enumerate(raw.get("checks", []), 1):
+            out[f"check{i}"] = 0.0 if c is None else float(c)
+    if evidence is not None:
+        out[GRADER_PREFIX + "settled"] = 0.5 if evidence.verdict is None else float(evidence.verdict)
+        out.update({GRADER_PREFIX + k: float(v) for k, v in evidence.features.items()})
+    return out
+
+
+def is_model_feature(name: str) -> bool:
+    return not name.startswith(GRADER_PREFIX)
 
 
 @dataclass(frozen=True)
 class RuleFit:
-    """A rubric family's decision rule over ``features``: the score ``z = bias + sum w_i f_i``
-    (missing weights count as 0); binary ``yes iff z >= threshold``, scale ``clip(z, lo, hi)``.
-    The default (weights (1,), bias 0) is the main answer alone: p_yes >= 0.5, or E."""
+    """A rubric family's decision rule over named ``features``: ``z = bias + sum w[name] f[name]``
+    (a feature without a weight counts 0); binary ``yes iff z >= threshold``, scale ``clip(z, lo, hi)``.
+    With ``settle`` a grader's settled verdict is the answer as it is (no model call). A rule that
+    weighs no model feature needs no model call at all. The default (``{"main": 1}``, no settling)
+    is the model's main answer alone: p_yes >= 0.5, or E."""
 
     kind: Literal["binary", "scale"]
-    weights: tuple[float, ...] = (1.0,)
+    weights: Mapping[str, float] = field(default_factory=lambda: {MAIN: 1.0})
     bias: float = 0.0
     threshold: float = 0.5
+    settle: bool = False
     n_dev: int = 0  # labelled dev items it was fitted on (0: the unfitted default)
-    source: str = ""  # the family whose dev items fitted it, when not its own
+    grader: str = ""  # id@version of the grader whose features it weighs
 
-    def score(self, feats: list[float]) -> float:
-        return self.bias + sum(w * f for w, f in zip(self.weights, feats))
+    def score(self, feats: Mapping[str, float]) -> float:
+        return self.bias + sum(w * feats.get(name, 0.0) for name, w in self.weights.items())
+
+    @property
+    def needs_model(self) -> bool:
+        return any(w != 0.0 and is_model_feature(name) for name, w in self.weights.items())
 
     def checks_used(self, n_checks: int) -> list[int]:
         """Indices of the checks with a weight (the others need not be asked)."""
-        return [i for i in range(n_checks) if i + 1 < len(self.weights) and self.weights[i + 1] != 0.0]
+        return [i for i in range(n_checks) if self.weights.get(f"check{i + 1}", 0.0) != 0.0]
 
-    def apply(self, raw: dict[str, Any], lo: int = 1, hi: int = 5) -> float:
-        z = self.score(features(raw))
+    def apply(self, feats: Mapping[str, float], lo: int = 1, hi: int = 5) -> float:
+        z = self.score(feats)
         if self.kind == "binary":
             return 1.0 if z >= self.threshold else 0.0
         return round(min(float(hi), max(float(lo), z)), 4)
+
+    def decide(self, raw: dict[str, Any] | None, evidence: Evidence | None, lo: int = 1, hi: int = 5) -> float:
+        """The verdict: the grader's settled one where this rule takes it, else the rule's value."""
+        if self.settle and evidence is not None and evidence.verdict is not None:
+            return float(evidence.verdict)
+        return self.apply(features(raw, evidence), lo, hi)
 
 
 @dataclass
@@ -139,19 +172,22 @@ class Calibration:
         return self.families.get(family_of(rubric.id)) or RuleFit(rubric.kind)
 
     def to_json(self) -> str:
-        body = {"version": self.version, "model": self.model, "fitted_on": self.fitted_on,
-                "families": {k: asdict(v) for k, v in sorted(self.families.items())}}
+        body = {"format": FIT_FORMAT, "version": self.version, "model": self.model, "fitted_on": self.fitted_on,
+                "families": {k: {**asdict(v), "weights": dict(v.weights)} for k, v in sorted(self.families.items())}}
         return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
 
     @classmethod
     def from_json(cls, text: str, source: str = "calibration") -> Calibration:
         try:
             body = json.loads(text)
-            families = {k: RuleFit(**{**v, "weights": tuple(v.get("weights", (1.0,)))})
+            if body.get("format") != FIT_FORMAT:
+                raise ValueError(f"format {body.get('format')!r} is not {FIT_FORMAT} (an older fit: make a new one "
+                                 f"with `vocalbench judge-fit`)")
+            families = {k: RuleFit(**{**v, "weights": {str(n): float(w) for n, w in v["weights"].items()}})
                         for k, v in body.get("families", {}).items()}
             return cls(version=str(body["version"]), model=str(body["model"]), families=families,
                        fitted_on=str(body.get("fitted_on", "")))
-        except (ValueError, KeyError, TypeError) as exc:
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise ValueError(f"{source}: not a judge calibration ({type(exc).__name__}: {exc})") from None
 
     @classmethod
@@ -205,8 +241,17 @@ class CalibratedJudge(Judge):
             return every
         return used
 
-    def cached_value(self, rubric: Rubric, value: float | None, raw: str) -> float | None:
-        return self.calibration.rule(rubric).apply(json.loads(raw), rubric.lo, rubric.hi)
+    def rule_verdict(self, rubric: Rubric, evidence: Evidence | None) -> Verdict | None:
+        """The verdict without the model, where the family's rule allows one: the grader's settled
+        verdict (a rule that settles), or the rule's value over the grader's features (a rule that
+        weighs no model feature). None: the model must be asked."""
+        rule = self.calibration.rule(rubric)
+        settled = rule.settle and evidence is not None and evidence.verdict is not None
+        if not settled and rule.needs_model:
+            return None
+        value = rule.decide(None, evidence, rubric.lo, rubric.hi)
+        raw = json.dumps({"evidence": _evidence_json(evidence), "settled": settled}, ensure_ascii=False)
+        return Verdict(value, JudgeTrace(model=self.id, prompt_hash="", rubric=rubric.ref, raw=raw, cached=False))
 
     async def _ask(self, messages: list[dict[str, str]]) -> ChatResult:
         """One question, retried on transient endpoint errors with backoff; others propagate."""
@@ -224,17 +269,37 @@ class CalibratedJudge(Judge):
                     raise
         raise AssertionError("unreachable")
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
-        """Judge one item: every question of the rubric, then the family's rule. Never raises for
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> Verdict:
+        """Judge one item: the grader's evidence first (settled, or enough for the family's rule),
+        else every question of the rubric that the rule weighs, then the rule. Never raises for
         endpoint or answer problems (``judge_unavailable``, ``judge_error:*``, ``judge_unparseable``)."""
+        if not self.ask_every_check:
+            without_model = self.rule_verdict(rubric, evidence)
+            if without_model is not None:
+                return without_model
+        raw, verdict = await self.model_answers(rubric, fields, subset=subset, sample_id=sample_id)
+        if raw is None:
+            return verdict
+        value = self.calibration.rule(rubric).decide(raw, evidence, rubric.lo, rubric.hi)
+        trace = verdict.trace
+        if trace is not None:
+            trace = trace.model_copy(update={"raw": json.dumps({**raw, "evidence": _evidence_json(evidence)},
+                                                               ensure_ascii=False)})
+        return Verdict(value, trace)
+
+    async def model_answers(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str
+                            ) -> tuple[dict[str, Any] | None, Verdict]:
+        """The model's raw answers to the rubric's questions (cached): ``({"main", "checks"},
+        verdict with the trace)``, or ``(None, verdict with the error)``."""
         from vocalbench.components.llm import is_transient
 
         every = self.questions(rubric, fields)
         asked = self.to_ask(rubric, every)
         questions = [every[k] for k in asked]
         prompt_hash, trace, hit = self.lookup(rubric, questions, subset, sample_id)
-        if hit is not None:
-            return hit
+        if hit is not None and hit.trace is not None:
+            return json.loads(hit.trace.raw), hit
         answers: list[dict[str, float]] = []
         tokens = [0, 0]
         t0 = time.perf_counter()
@@ -246,7 +311,7 @@ class CalibratedJudge(Judge):
                 except Exception as exc:  # noqa: BLE001 - becomes the verdict's error
                     error = "judge_unavailable" if is_transient(exc) else f"judge_error:{type(exc).__name__}"
                     self._log(subset, sample_id, prompt_hash, False, (None, None), time.perf_counter() - t0, error)
-                    return Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
+                    return None, Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
                 tokens[0] += res.prompt_tokens or 0
                 tokens[1] += res.completion_tokens or 0
                 read = read_probabilities(rubric, res.top_logprobs, scale=rubric.kind == "scale" and k == 0)
@@ -255,14 +320,21 @@ class CalibratedJudge(Judge):
                                       ensure_ascii=False)
                     self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]),
                               time.perf_counter() - t0, "judge_unparseable")
-                    return Verdict(None, trace(kept), error="judge_unparseable")
+                    return None, Verdict(None, trace(kept), error="judge_unparseable")
                 answers.append(read)
         checks: list[float | None] = [None] * (len(every) - 1)
         for k, answer in zip(asked[1:], answers[1:]):
             checks[k - 1] = answer["p_yes"]
-        raw_obj = {"main": answers[0], "checks": checks}
+        raw_obj: dict[str, Any] = {"main": answers[0], "checks": checks}
         raw = json.dumps(raw_obj)
-        value = self.calibration.rule(rubric).apply(raw_obj, rubric.lo, rubric.hi)
+        value = self.calibration.rule(rubric).decide(raw_obj, None, rubric.lo, rubric.hi)
         self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, raw)
         self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), time.perf_counter() - t0, None)
-        return Verdict(value, trace(raw))
+        return raw_obj, Verdict(value, trace(raw))
+
+
+def _evidence_json(evidence: Evidence | None) -> dict[str, Any] | None:
+    if evidence is None:
+        return None
+    return {"grader": evidence.grader, "verdict": evidence.verdict, "features": dict(evidence.features),
+            "note": evidence.note}

@@ -24,7 +24,7 @@ from typing import Any
 
 from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.cache import ResultCache
-from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
 from vocalbench.records import JudgeTrace
 
@@ -231,8 +231,10 @@ class Judge:
         if self.on_call is not None:
             self.on_call(record)
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
-        """Judge one item against ``rubric``; never raises for endpoint or reply problems."""
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> Verdict:
+        """Judge one item against ``rubric`` as the official judge is asked (``evidence`` of the
+        rules-first graders is not used here); never raises for endpoint or reply problems."""
         from vocalbench.components.llm import is_transient
 
         messages = self.messages(rubric, fields)

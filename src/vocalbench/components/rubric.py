@@ -8,7 +8,8 @@ re-exports both under their old names (``scoring.rubrics.Rubric``, ``scoring.bas
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Literal
 
 from vocalbench.records import JudgeTrace
@@ -22,6 +23,20 @@ class Verdict:
     value: float | None
     trace: JudgeTrace | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What a deterministic grader found in an item before any judge is asked
+    (scoring/graders): a settled ``verdict`` (1/0, or a lo..hi score) that the calibrated local
+    judge may return without a model call, named ``features`` its fitted rule may weigh beside
+    the model's answers, and a short ``note`` saying why. Judges that keep the official prompts
+    (``paper``, ``openai:``, ``local-json``) ignore it."""
+
+    grader: str  # id@version of the grader
+    verdict: float | None = None
+    features: Mapping[str, float] = field(default_factory=dict)
+    note: str = ""
 
 
 @dataclass(frozen=True)

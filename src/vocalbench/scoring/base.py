@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.records import Reply, Sample, Score
 
 
@@ -21,7 +21,8 @@ class Judge(Protocol):
 
     id: str  # model@host
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict: ...
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> Verdict: ...
 
 
 @dataclass

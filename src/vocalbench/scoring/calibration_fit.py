@@ -1,32 +1,65 @@
-"""Fit a calibrated judge's decision rules on labelled dev items (``judge-check --fit``).
+"""Fit a calibrated judge's decision rules on labelled dev items (``vocalbench judge-fit``).
 
-The inputs of a rule are the item's features (the main answer's p_yes or expected score, then
-each check's p_yes; ``calibrated_judge.features``). Binary families: an L2-regularised logistic
-regression of the label on the features, then the threshold on its score with the highest Cohen's
-kappa on the dev items (ties: the smallest bias, then the threshold nearest the middle). Scale
-families: a ridge regression of the label on the features. Which features a rule uses, the main
-answer alone or all of them, is chosen per family by leave-one-out on the dev items: with a few
-dozen labels, the checks help some families and make others overfit. The fit reads the raw answers kept in
-each verdict's trace, so it never calls the model itself. A family with fewer than ``MIN_DEV``
-labelled dev items takes the rule of the same rubric in the other language (the checks ask the
-same questions), recorded as the rule's ``source``.
+Per rubric family, on the dev split only:
+
+1. **Settling.** The family's grader (scoring/graders) settles some items by itself. Its settled
+   verdicts are taken as they are (no model call) when, on the dev items it settles, they agree
+   with the labels at least ``SETTLE_MIN`` of the time (binary families) and it settles at least
+   ``MIN_SETTLED`` of them.
+2. **The rule** for the remaining items: a combination of named features (the model's main answer
+   ``main``, its checks ``check1``.., and the grader's ``g:*`` features; calibrated_judge.features).
+   Binary: an L2-regularised logistic regression, then the threshold on its score with the highest
+   Cohen's kappa on the dev items (ties: the smallest bias, then the threshold nearest the middle).
+   Scale: a ridge regression.
+3. **Which features** a rule uses is chosen by cross-validation on the dev items (folds by
+   question, so replies to one question never sit on both sides): the model's main answer alone;
+   the model's answers; the grader's features alone; the main answer with the grader's features;
+   everything. The set with the lowest cross-validated loss wins, except that a cheaper set
+   (without the model, then with fewer model questions) within one standard error of it is
+   preferred: a rule that needs no model call is faster and depends on nothing but text.
+
+The fit reads raw model answers (kept in each verdict's trace, shipped for the local judge beside
+the fit) and recomputes the grader's evidence, so it never calls the model itself.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
 
-from vocalbench.components.calibrated_judge import Calibration, RuleFit, features
+from vocalbench.components.calibrated_judge import (
+    GRADER_PREFIX,
+    MAIN,
+    Calibration,
+    RuleFit,
+    features,
+    is_model_feature,
+)
+from vocalbench.components.rubric import Evidence
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.judge_check import Outcome, cohen_kappa
+from vocalbench.scoring.stats import cohen_kappa
 
-L2 = 1.0  # regularisation of the weights (features are probabilities or 1-5 scores)
-MIN_DEV = 8  # a family with fewer labelled dev items borrows the rule of its other-language sibling
+L2 = 1.0  # regularisation of the weights (features are probabilities, shares or 1-5 scores)
+SETTLE_MIN = 0.9  # agreement of a grader's settled verdicts with the dev labels for them to be taken
+MIN_SETTLED = 10
+FOLDS = 5
+
+
+@dataclass(frozen=True)
+class DevItem:
+    """One labelled dev item as the fit sees it."""
+
+    family: str
+    kind: str  # binary | scale
+    label: float
+    raw: dict[str, object] | None  # the model's answers (None: not asked)
+    evidence: Evidence | None
+    cluster: str  # the question (folds never split one)
 
 
 def fit_threshold(scores: Sequence[float], labels: Sequence[float]) -> float:
@@ -38,7 +71,8 @@ def fit_threshold(scores: Sequence[float], labels: Sequence[float]) -> float:
 
     def key(t: float) -> tuple[float, float, float]:
         judged = [1.0 if s >= t else 0.0 for s in scores]
-        kappa = cohen_kappa(labels, judged) or 0.0
+        kappa = cohen_kappa(labels, judged) if len(set(judged)) > 1 or len(set(labels)) > 1 else 0.0
+        kappa = 0.0 if kappa != kappa else kappa
         bias = abs(sum(judged) - sum(labels)) / n
         return (round(kappa, 9), -bias, -abs(t - mid))
 
@@ -72,81 +106,121 @@ def fit_ridge(x: np.ndarray, y: np.ndarray, l2: float = L2) -> tuple[np.ndarray,
     return w[:d], float(w[d])
 
 
-def _fit_subset(kind: str, x: np.ndarray, y: np.ndarray, cols: list[int], n_features: int, n_dev: int) -> RuleFit:
-    """The rule fitted on the feature columns ``cols`` (the other weights are 0)."""
-    sub = x[:, cols]
+def _matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.ndarray:
+    return np.asarray([[r.get(n, 0.0) for n in names] for r in rows], dtype=float).reshape(len(rows), len(names))
+
+
+def fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
+             ) -> tuple[dict[str, float], float, float]:
+    """(weights by name, bias, threshold) of the rule over the features ``names``."""
+    x, y = _matrix(rows, names), np.asarray(labels, dtype=float)
     if kind == "binary":
-        w, b = fit_logistic(sub, y)
-        scores = list(sub @ w + b)
-        threshold = fit_threshold(scores, list(y))
+        if len(set(labels)) < 2:
+            return {}, (1.0 if labels and labels[0] == 1.0 else -1.0), 0.0
+        w, b = fit_logistic(x, y)
+        threshold = fit_threshold(list(x @ w + b), list(y))
     else:
-        w, b = fit_ridge(sub, y)
+        w, b = fit_ridge(x, y)
         threshold = 0.5
-    weights = [0.0] * n_features
-    for c, v in zip(cols, w):
-        weights[c] = round(float(v), 6)
-    return RuleFit(kind, weights=tuple(weights), bias=round(b, 6), threshold=round(threshold, 6),  # type: ignore[arg-type]
-                   n_dev=n_dev)
+    return {n: round(float(v), 6) for n, v in zip(names, w)}, round(b, 6), round(threshold, 6)
 
 
-def _loo_loss(kind: str, x: np.ndarray, y: np.ndarray, cols: list[int]) -> float:
-    """Leave-one-out loss of fitting on ``cols``: disagreements (binary) or squared error (scale)."""
-    n, d = x.shape
-    loss = 0.0
-    for k in range(n):
-        keep = np.arange(n) != k
-        if kind == "binary" and len(set(y[keep])) < 2:
-            return float("inf")
-        rule = _fit_subset(kind, x[keep], y[keep], cols, d, n - 1)
-        z = rule.score(list(x[k]))
-        if kind == "binary":
-            loss += float((z >= rule.threshold) != bool(y[k]))
-        else:
-            loss += (min(5.0, max(1.0, z)) - float(y[k])) ** 2
-    return loss
+def _loss(kind: str, z: float, threshold: float, label: float) -> float:
+    if kind == "binary":
+        return float((z >= threshold) != bool(label))
+    return (min(5.0, max(1.0, z)) - label) ** 2
 
 
-def fit_family(kind: str, feats: list[list[float]], labels: list[float]) -> RuleFit:
-    """The family's rule: the main answer alone, or all features, whichever predicts the dev labels
-    better in leave-one-out (ties: the main answer alone, the simpler rule)."""
-    x, y = np.asarray(feats, dtype=float), np.asarray(labels, dtype=float)
-    if kind == "binary" and len(set(labels)) < 2:  # one class only: nothing to fit, keep the default rule
-        return RuleFit("binary", n_dev=len(labels))
-    d = x.shape[1]
-    candidates = [[0]] + ([list(range(d))] if d > 1 else [])
-    losses = [_loo_loss(kind, x, y, cols) for cols in candidates]
-    best = candidates[int(np.argmin(losses))]
-    return _fit_subset(kind, x, y, best, d, len(labels))
-
-
-def _sibling(family: str) -> str:
-    """The same rubric family in the other language (``creativity_zh`` -> ``creativity_en``)."""
-    if family.endswith("_zh"):
-        return family[:-3] + "_en"
-    if family.endswith("_en"):
-        return family[:-3] + "_zh"
-    return family
-
-
-def fit_rules(base: Calibration, outcomes: Sequence[Outcome]) -> Calibration:
-    """A new calibration for ``base.model`` fitted on these judged dev items."""
-    by_family: dict[str, tuple[str, list[list[float]], list[float]]] = {}
-    for o in outcomes:
-        if o.value is None:
+def cross_validated(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str],
+                    clusters: Sequence[str]) -> tuple[float, float]:
+    """(mean loss, its standard error) of fitting on ``names`` in ``FOLDS`` folds by cluster."""
+    fold_of = {c: int(hashlib.sha256(c.encode()).hexdigest(), 16) % FOLDS for c in sorted(set(clusters))}
+    losses: list[float] = []
+    for k in range(FOLDS):
+        train = [i for i, c in enumerate(clusters) if fold_of[c] != k]
+        held = [i for i, c in enumerate(clusters) if fold_of[c] == k]
+        if not held or not train:
             continue
-        kind = rubrics.load(o.item.rubric).kind
-        entry = by_family.setdefault(o.item.family, (kind, [], []))
-        entry[1].append(features(json.loads(o.raw)))
-        entry[2].append(o.item.label)
-    families = {fam: fit_family(kind, feats, labels) for fam, (kind, feats, labels) in sorted(by_family.items())}
-    for fam, (_, _, labels) in by_family.items():
-        sibling = _sibling(fam)
-        if len(labels) < MIN_DEV and sibling in by_family and len(by_family[sibling][2]) >= MIN_DEV:
-            rule = families[sibling]
-            families[fam] = RuleFit(rule.kind, rule.weights, rule.bias, rule.threshold, rule.n_dev, source=sibling)
-    body = json.dumps({k: vars(v) for k, v in families.items()}, sort_keys=True)
+        weights, bias, threshold = fit_rule(kind, [rows[i] for i in train], [labels[i] for i in train], names)
+        for i in held:
+            z = bias + sum(w * rows[i].get(n, 0.0) for n, w in weights.items())
+            losses.append(_loss(kind, z, threshold, labels[i]))
+    if not losses:
+        return float("inf"), 0.0
+    arr = np.asarray(losses)
+    return float(arr.mean()), float(arr.std(ddof=1) / np.sqrt(len(arr))) if len(arr) > 1 else 0.0
+
+
+def candidate_sets(names: Sequence[str]) -> list[tuple[str, list[str]]]:
+    """Feature sets to choose from, cheapest first (no model; the main answer; more questions)."""
+    grader = [n for n in names if not is_model_feature(n)]
+    model = [n for n in names if is_model_feature(n)]
+    out: list[tuple[str, list[str]]] = []
+    if grader:
+        out.append(("grader", grader))
+    if MAIN in model:
+        out.append(("main", [MAIN]))
+        if grader:
+            out.append(("main+grader", [MAIN, *grader]))
+    if len(model) > 1:
+        out.append(("model", model))
+        if grader:
+            out.append(("all", [*model, *grader]))
+    return out
+
+
+def settles(items: Sequence[DevItem]) -> tuple[bool, int, float | None]:
+    """(take the grader's settled verdicts, how many dev items it settles, their agreement)."""
+    settled = [it for it in items if it.evidence is not None and it.evidence.verdict is not None]
+    if not settled:
+        return False, 0, None
+    agree = sum(float(it.evidence.verdict) == it.label for it in settled) / len(settled)  # type: ignore[union-attr,arg-type]
+    ok = items[0].kind == "binary" and len(settled) >= MIN_SETTLED and agree >= SETTLE_MIN
+    return ok, len(settled), round(agree, 4)
+
+
+def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
+    """The family's rule and a record of how it was chosen (settling, the losses of every set)."""
+    kind = items[0].kind
+    settle, n_settled, agreement = settles(items)
+    rest = [it for it in items if not (settle and it.evidence is not None and it.evidence.verdict is not None)]
+    grader_id = next((it.evidence.grader for it in items if it.evidence is not None), "")
+    rows = [features(it.raw if it.raw is not None else None, it.evidence) for it in rest]  # type: ignore[arg-type]
+    labels = [it.label for it in rest]
+    clusters = [it.cluster for it in rest]
+    with_model = [r for r, it in zip(rows, rest) if it.raw is not None]
+    names = sorted({n for r in rows for n in r}, key=lambda n: (n.startswith(GRADER_PREFIX), n))
+    if len(with_model) < len(rows):  # the model was not asked for every item: grader features only
+        names = [n for n in names if not is_model_feature(n)]
+    record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,
+                                 "rest_dev": len(rest)}
+    if not rest or not names:
+        rule = RuleFit(kind, weights={} if settle else {MAIN: 1.0}, settle=settle, n_dev=len(items),  # type: ignore[arg-type]
+                       grader=grader_id)
+        return rule, {**record, "features": "none"}
+    scored = [(name, cols, *cross_validated(kind, rows, labels, cols, clusters))
+              for name, cols in candidate_sets(names)]
+    best = min(scored, key=lambda s: s[2])
+    chosen = next(s for s in scored if s[2] <= best[2] + best[3])  # cheapest within one standard error
+    weights, bias, threshold = fit_rule(kind, rows, labels, chosen[1])
+    record.update(features=chosen[0], cv={s[0]: {"loss": round(s[2], 4), "se": round(s[3], 4)} for s in scored})
+    rule = RuleFit(kind, weights={n: w for n, w in weights.items() if w != 0.0}, bias=bias,  # type: ignore[arg-type]
+                   threshold=threshold, settle=settle, n_dev=len(items), grader=grader_id)
+    return rule, record
+
+
+def fit_rules(model: str, items: Sequence[DevItem]) -> tuple[Calibration, dict[str, dict[str, object]]]:
+    """A calibration for ``model`` fitted on these dev items, and how each family's rule was chosen."""
+    by_family: dict[str, list[DevItem]] = {}
+    for it in items:
+        by_family.setdefault(it.family, []).append(it)
+    families: dict[str, RuleFit] = {}
+    records: dict[str, dict[str, object]] = {}
+    for fam, fam_items in sorted(by_family.items()):
+        families[fam], records[fam] = fit_family(fam_items)
+    body = json.dumps({k: {**vars(v), "weights": dict(v.weights)} for k, v in families.items()}, sort_keys=True)
     rubric_hashes = "".join(sorted(rubrics.load(r).hash for r in rubrics.available()))
-    digest = hashlib.sha256((body + rubric_hashes).encode()).hexdigest()[:6]
-    n = sum(len(v[2]) for v in by_family.values())
-    return Calibration(version=f"cal-{digest}", model=base.model, families=families,
-                       fitted_on=f"{n} dev items of the calibration set, {date.today().isoformat()}")
+    digest = hashlib.sha256((model + body + rubric_hashes).encode()).hexdigest()[:6]
+    cal = Calibration(version=f"cal-{digest}", model=model, families=families,
+                      fitted_on=f"{len(items)} dev items of the calibration set, {date.today().isoformat()}")
+    return cal, records

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench import catalog
-from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig
 from vocalbench.progress import Bar, Bars
@@ -172,12 +172,14 @@ class LimitedJudge:
                                     self.cfg.judge, self._judge.id, self.id)
         return self._judge
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> Verdict:
         judge = await self._get()
         token = _LEDGER.set(self._store)
         try:
             async with self._sem:
-                verdict: Verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
+                verdict: Verdict = await judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id,
+                                                        evidence=evidence)
         finally:
             _LEDGER.reset(token)
         self.calls += 1

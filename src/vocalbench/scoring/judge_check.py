@@ -1,14 +1,20 @@
 """How far to trust a judge: run it over the labelled calibration set and measure agreement.
 
-``check_judge`` judges every item of one split (cached like every judge call) and
-``family_figures`` turns (label, verdict) pairs into the figures per rubric family:
+``judge_items`` judges every item of one split as a run would (the rules-first grader's evidence
+first, the model where the rule needs it; cached like every judge call) and ``family_figures``
+turns (label, verdict) pairs into the figures per rubric family:
 
-- binary: agreement, Cohen's kappa, the judge's positive rate beside the labels' (bias, points);
-- scale: exact and within-one agreement, Spearman rho, mean difference (judge - label) and MAE;
-- both: n, unparseable answers and other judge errors.
+- binary: agreement, Cohen's kappa with its 95 % interval, the judge's positive rate beside the
+  labels' (bias, points);
+- scale: exact and within-one agreement, Spearman rho with its 95 % interval, mean difference
+  (judge - label) and MAE;
+- both: n, unparseable answers and other judge errors, model calls, and the same figures per reply
+  source (so a rule that only works for one system shows).
 
-A family is **validated** when binary kappa >= 0.6 and |bias| <= 10 points, or scale rho >= 0.5
-and |mean difference| <= 0.4, on at least ``MIN_ITEMS`` items. ``save_check`` keeps the latest
+Intervals resample whole questions (all replies to one question together). A family is
+**validated** only with at least ``MIN_ITEMS`` scored test items, the point estimate at the bar
+(binary kappa >= 0.6 and |bias| <= 10 points; scale rho >= 0.5 and |mean difference| <= 0.4) and
+the interval's lower end at kappa >= 0.45 / rho >= 0.35. ``save_check`` keeps the latest
 figures per judge under the cache; ``judge_validity`` gives a run the figures of its judge (the
 local judge's test-split figures also ship with the package) and names the subsets whose rubrics
 are not validated.
@@ -22,23 +28,29 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from vocalbench.components.calibrated_judge import family_of
 from vocalbench.components.calibration import CalibrationItem
+from vocalbench.components.rubric import Evidence, Verdict
 from vocalbench.files import write_json
-from vocalbench.scoring import rubrics, stats
+from vocalbench.scoring import graders, rubrics, stats
 
-MIN_ITEMS = 10
+MIN_ITEMS = 100  # scored test items a family needs before it can be validated
 KAPPA_MIN = 0.6
+KAPPA_LOW_MIN = 0.45  # the 95 % interval's lower end
 BIAS_MAX = 10.0  # points of positive rate
 RHO_MIN = 0.5
+RHO_LOW_MIN = 0.35
 MEAN_DIFF_MAX = 0.4
+RESAMPLES = 2000
 
 
 # -- statistics (pure) ---------------------------------------------------------------------------
@@ -60,6 +72,31 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
 
 
+def cluster_interval(pairs: Sequence[tuple[float, float]], clusters: Sequence[str],
+                     stat: Callable[[list[float], list[float]], float | None], *, resamples: int = RESAMPLES,
+                     seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
+    """Percentile interval of ``stat(labels, judged)`` over resamples of whole clusters (all replies
+    to one question together); None when fewer than 2 clusters or the statistic is never defined."""
+    by: dict[str, list[int]] = {}
+    for i, c in enumerate(clusters):
+        by.setdefault(c, []).append(i)
+    groups = list(by.values())
+    if len(groups) < 2:
+        return None
+    rng = np.random.default_rng(seed)
+    values: list[float] = []
+    for _ in range(resamples):
+        idx = [i for g in rng.integers(0, len(groups), len(groups)) for i in groups[g]]
+        v = stat([pairs[i][0] for i in idx], [pairs[i][1] for i in idx])
+        if v is not None:
+            values.append(v)
+    if len(values) < resamples // 2:
+        return None
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(values, [alpha, 1.0 - alpha])
+    return round(float(lo), 4), round(float(hi), 4)
+
+
 @dataclass
 class Outcome:
     """One judged calibration item."""
@@ -70,86 +107,123 @@ class Outcome:
     raw: str = ""
     cached: bool = False
     seconds: float = 0.0
+    model_asked: bool = True  # False: decided by the rules-first grader without a model call
+
+
+def _binary_figures(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
+    n = len(pairs)
+    labels, judged = [p[0] for p in pairs], [p[1] for p in pairs]
+    pos_j = sum(judged) / n * 100 if n else None
+    pos_l = sum(labels) / n * 100 if n else None
+    return {"n": n, "agreement": _r(sum(a == b for a, b in pairs) / n if n else None),
+            "kappa": _r(cohen_kappa(labels, judged)), "judge_positive_rate": _r(pos_j, 2),
+            "label_positive_rate": _r(pos_l, 2),
+            "bias": _r(pos_j - pos_l, 2) if pos_j is not None and pos_l is not None else None}
+
+
+def _scale_figures(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
+    n = len(pairs)
+    labels, judged = [p[0] for p in pairs], [p[1] for p in pairs]
+    mj = sum(judged) / n if n else None
+    ml = sum(labels) / n if n else None
+    return {"n": n, "agreement": _r(sum(round(b) == a for a, b in pairs) / n if n else None),
+            "within_one": _r(sum(abs(round(b) - a) <= 1 for a, b in pairs) / n if n else None),
+            "spearman": _r(spearman(labels, judged)), "judge_mean": _r(mj), "label_mean": _r(ml),
+            "mean_diff": _r(mj - ml) if mj is not None and ml is not None else None,
+            "mae": _r(sum(abs(a - b) for a, b in pairs) / n if n else None)}
 
 
 def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
-    """The figures of one rubric family (see the module docstring) and whether it is validated."""
-    pairs = [(o.item.label, float(o.value)) for o in outcomes if o.value is not None]
+    """The figures of one rubric family (see the module docstring), its 95 % interval by question,
+    the figures per reply source, and whether it is validated."""
+    scored = [o for o in outcomes if o.value is not None]
+    pairs = [(o.item.label, float(o.value)) for o in scored]  # type: ignore[arg-type]
     errors: dict[str, int] = {}
     for o in outcomes:
         if o.value is None:
             errors[o.error or "no_value"] = errors.get(o.error or "no_value", 0) + 1
-    out: dict[str, Any] = {"kind": kind, "n": len(outcomes), "scored": len(pairs),
-                           "unparseable": errors.get("judge_unparseable", 0), "errors": errors}
-    labels = [p[0] for p in pairs]
-    judged = [p[1] for p in pairs]
+    figures = _binary_figures if kind == "binary" else _scale_figures
+    out: dict[str, Any] = {"kind": kind, **figures(pairs), "n": len(outcomes), "scored": len(pairs),
+                           "unparseable": errors.get("judge_unparseable", 0), "errors": errors,
+                           "model_calls": sum(o.model_asked for o in scored)}
+    clusters = [f"{o.item.lang}/{o.item.qid}" for o in scored]
+    n = len(pairs)
     if kind == "binary":
-        n = len(pairs)
-        pos_j = sum(judged) / n * 100 if n else None
-        pos_l = sum(labels) / n * 100 if n else None
-        out.update(agreement=_r(sum(a == b for a, b in pairs) / n if n else None),
-                   kappa=_r(cohen_kappa(labels, judged)),
-                   judge_positive_rate=_r(pos_j, 2), label_positive_rate=_r(pos_l, 2),
-                   bias=_r(pos_j - pos_l, 2) if pos_j is not None and pos_l is not None else None)
+        out["kappa_ci95"] = cluster_interval(pairs, clusters, cohen_kappa)
+        low = (out["kappa_ci95"] or (None, None))[0]
         ok = (n >= MIN_ITEMS and out["kappa"] is not None and out["kappa"] >= KAPPA_MIN
-              and abs(out["bias"]) <= BIAS_MAX)
-        why = (f"kappa {out['kappa']} (>= {KAPPA_MIN}), bias {out['bias']} points (|.| <= {BIAS_MAX})"
-               if n >= MIN_ITEMS else f"only {n} scored items (need {MIN_ITEMS})")
+              and out["bias"] is not None and abs(out["bias"]) <= BIAS_MAX and low is not None and low >= KAPPA_LOW_MIN)
+        why = (f"kappa {out['kappa']} (>= {KAPPA_MIN}), 95 % interval {out['kappa_ci95']} (lower end >= "
+               f"{KAPPA_LOW_MIN}), bias {out['bias']} points (|.| <= {BIAS_MAX})")
     else:
-        n = len(pairs)
-        mj = sum(judged) / n if n else None
-        ml = sum(labels) / n if n else None
-        out.update(agreement=_r(sum(round(b) == a for a, b in pairs) / n if n else None),
-                   within_one=_r(sum(abs(round(b) - a) <= 1 for a, b in pairs) / n if n else None),
-                   spearman=_r(spearman(labels, judged)),
-                   judge_mean=_r(mj), label_mean=_r(ml),
-                   mean_diff=_r(mj - ml) if n else None,  # type: ignore[operator]
-                   mae=_r(sum(abs(a - b) for a, b in pairs) / n if n else None))
+        out["spearman_ci95"] = cluster_interval(pairs, clusters, spearman)
+        low = (out["spearman_ci95"] or (None, None))[0]
         ok = (n >= MIN_ITEMS and out["spearman"] is not None and out["spearman"] >= RHO_MIN
-              and abs(out["mean_diff"]) <= MEAN_DIFF_MAX)
-        why = (f"rho {out['spearman']} (>= {RHO_MIN}), mean difference {out['mean_diff']} (|.| <= {MEAN_DIFF_MAX})"
-               if n >= MIN_ITEMS else f"only {n} scored items (need {MIN_ITEMS})")
+              and out["mean_diff"] is not None and abs(out["mean_diff"]) <= MEAN_DIFF_MAX
+              and low is not None and low >= RHO_LOW_MIN)
+        why = (f"rho {out['spearman']} (>= {RHO_MIN}), 95 % interval {out['spearman_ci95']} (lower end >= "
+               f"{RHO_LOW_MIN}), mean difference {out['mean_diff']} (|.| <= {MEAN_DIFF_MAX})")
+    if n < MIN_ITEMS:
+        why = f"only {n} scored items (need {MIN_ITEMS}); " + why
+    by_source: dict[str, list[tuple[float, float]]] = {}
+    for o, p in zip(scored, pairs):
+        by_source.setdefault(o.item.source, []).append(p)
+    out["by_source"] = {src: figures(ps) for src, ps in sorted(by_source.items())}
     out["validated"] = bool(ok)
     out["criterion"] = why
     return out
 
 
 # -- running a judge over the set ----------------------------------------------------------------
+def evidence_of(item: CalibrationItem) -> Evidence | None:
+    """The rules-first grader's evidence for a calibration item (what a run computes for it)."""
+    return graders.grade(item.rubric, item.fields, item.meta)
+
+
 async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurrency: int = 2,
-                      progress: Callable[[int], None] | None = None) -> list[Outcome]:
-    """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix). A
-    calibrated judge answers every check, since a fit needs every feature (for this call only: the
-    judge may be the memoised one a run uses)."""
-    every_check = getattr(judge, "ask_every_check", None)
-    if every_check is not None:
-        judge.ask_every_check = True
-    try:
-        return await _judge_each(judge, items, concurrency, progress)
-    finally:
-        if every_check is not None:
-            judge.ask_every_check = every_check
-
-
-async def _judge_each(judge: Any, items: Sequence[CalibrationItem], concurrency: int,
-                      progress: Callable[[int], None] | None) -> list[Outcome]:
+                      progress: Callable[[int], None] | None = None,
+                      collect: Collection[str] | None = None) -> list[Outcome]:
+    """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix) as a
+    run would: the grader's evidence first, the model where the rule needs it. ``collect`` (a
+    calibrated judge being fitted): the ids whose model answers to every question are wanted
+    whatever the current rule says; the other items are decided by their grader alone."""
+    calibrated = hasattr(judge, "model_answers")
     order = sorted(range(len(items)), key=lambda i: (items[i].rubric, items[i].id))
     out: list[Outcome | None] = [None] * len(items)
     sem = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
         item = items[i]
+        rubric = rubrics.load(item.rubric)
+        evidence = evidence_of(item) if calibrated else None
         async with sem:
             t0 = time.perf_counter()
-            verdict = await judge.evaluate(rubrics.load(item.rubric), item.fields, subset="judge-check",
-                                           sample_id=item.id)
+            if collect is not None and calibrated:
+                if item.id in collect:
+                    raw, verdict = await judge.model_answers(rubric, item.fields, subset="judge-check",
+                                                             sample_id=item.id)
+                    asked = True
+                else:
+                    verdict, asked = Verdict(None, error="not_collected"), False
+            else:
+                verdict = await judge.evaluate(rubric, item.fields, subset="judge-check", sample_id=item.id,
+                                               evidence=evidence)
+                asked = not (verdict.trace is not None and verdict.trace.prompt_hash == "")
             seconds = time.perf_counter() - t0
         trace = verdict.trace
         out[i] = Outcome(item, verdict.value if verdict.error is None else None, verdict.error,
-                         trace.raw if trace else "", bool(trace and trace.cached), seconds)
+                         trace.raw if trace else "", bool(trace and trace.cached), seconds, asked)
         if progress is not None:
             progress(1)
 
-    await asyncio.gather(*(one(i) for i in order))
+    every_check = getattr(judge, "ask_every_check", None)
+    if collect is not None and every_check is not None:
+        judge.ask_every_check = True  # a fit needs every feature (for this call only)
+    try:
+        await asyncio.gather(*(one(i) for i in order))
+    finally:
+        if every_check is not None:
+            judge.ask_every_check = every_check
     return [o for o in out if o is not None]
 
 

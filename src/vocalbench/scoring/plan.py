@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Any
 
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.components.rubric import Rubric, Verdict
+from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.config import RunConfig
 from vocalbench.records import AudioRef, JudgeTrace, Reply, Sample, Score
 from vocalbench.scoring.base import ItemScorer, ScoringContext
@@ -47,6 +47,7 @@ class SubsetPlan:
     items: int = 0  # items the engine would (re)score
     verdicts: int = 0  # verdicts the judge would be asked for (cache hits excluded)
     cached: int = 0  # verdicts already in the judge cache
+    settled: int = 0  # verdicts the rules-first graders decide without the model
     requests: int = 0  # endpoint requests behind those verdicts
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -190,9 +191,14 @@ class PlanningJudge:
     def row(self, subset: str) -> SubsetPlan:
         return self.rows.setdefault(subset, SubsetPlan(subset))
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> Verdict:
         j = self.judge
-        if self.calibrated:  # the questions the judge would send: the main one and the checks its rule weighs
+        if self.calibrated:
+            without_model = j.rule_verdict(rubric, evidence)
+            if without_model is not None:  # settled by a grader, or a rule of grader features only
+                self.row(subset).settled += 1
+                return without_model  # the questions the judge would send: the main one and the checks its rule weighs
             every = j.questions(rubric, fields)
             requests = [every[k] for k in j.to_ask(rubric, every)]
         else:

@@ -79,7 +79,8 @@ class ScriptedJudge:
         self.script = script
         self.calls: list[tuple[str, dict[str, str]]] = []
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: object = None) -> Verdict:
         messages = rubric.render(fields)  # raises KeyError on a missing field, like the real client
         raw = self.script(rubric.id, fields)
         self.calls.append((rubric.id, fields))

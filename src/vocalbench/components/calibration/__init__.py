@@ -16,7 +16,7 @@ decision rules on ``dev`` only, report on ``test``.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any, Literal
 
@@ -35,6 +35,9 @@ class CalibrationItem:
     reason: str
     qid: str
     reply_by: str
+    source: str = ""  # the reply's system, short: llama-omni, qwen2.5-1.5b, qwen2.5-0.5b, authored, ...
+    subset: str = ""
+    meta: dict[str, str] = field(default_factory=dict)  # what the scorer knows beside the fields (the type)
 
 
 def load_items(split: str | None = None, rubrics: list[str] | None = None) -> list[CalibrationItem]:
@@ -50,7 +53,9 @@ def load_items(split: str | None = None, rubrics: list[str] | None = None) -> li
             row: dict[str, Any] = json.loads(line)
             item = CalibrationItem(id=row["id"], rubric=row["rubric"], family=row["family"], lang=row["lang"],
                                    split=row["split"], fields=dict(row["fields"]), label=float(row["label"]),
-                                   reason=row["reason"], qid=row["qid"], reply_by=row["reply_by"])
+                                   reason=row["reason"], qid=row["qid"], reply_by=row["reply_by"],
+                                   source=row.get("source", ""), subset=row.get("subset", ""),
+                                   meta=dict(row.get("meta", {})))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"vocalbench/components/calibration/set.jsonl line {n}: {type(exc).__name__}: {exc}") \
                 from None

@@ -13,7 +13,7 @@ from typing import Any
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring import rubrics
+from vocalbench.scoring import graders, rubrics
 from vocalbench.scoring.base import ScoringContext, Tally
 from vocalbench.scoring.text import clarity_counts, error_rate
 
@@ -150,8 +150,10 @@ async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rub
     rubric = rubrics.load(rubric_id)
     if ctx.judge is None:
         return unscored(sample, name, scorer, "judge_not_configured", rubric=rubric.ref, **details)
+    evidence = graders.grade(rubric_id, fields, {k: str(v) for k, v in details.items()})
     try:
-        verdict = await ctx.judge.evaluate(rubric, fields, subset=sample.subset, sample_id=sample.id)
+        verdict = await ctx.judge.evaluate(rubric, fields, subset=sample.subset, sample_id=sample.id,
+                                           evidence=evidence)
     except ComponentUnavailable as exc:
         return unscored(sample, name, scorer, exc.reason, rubric=rubric.ref, **details)
     if verdict.error is not None or verdict.value is None:
