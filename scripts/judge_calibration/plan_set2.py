@@ -226,14 +226,49 @@ def old_rows(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def extend(args: argparse.Namespace, rng: random.Random) -> None:
+    """Top up families whose labels came out lopsided (e.g. alias positives for knowledge_zh)."""
+    rows = [json.loads(line) for line in args.out.read_text(encoding="utf-8").splitlines()]
+    keys = {r["key"] for r in rows}
+    added = []
+    for spec in args.add:
+        fam, source, n = spec.rsplit(":", 1)[0].split(":", 1)[0], spec.split(":", 1)[1].rsplit(":", 1)[0], \
+            int(spec.rsplit(":", 1)[1])
+        conf = FAMILIES[fam]
+        lang, where = conf["lang"], conf.get("where", lambda s: True)
+        pool = [s for subset in conf["subsets"] for s in load_samples(str(args.shared / lang), lang, [subset])
+                if where(s)]
+        used = {r["qid"] for r in rows if r["family"] == fam}
+        for s in stratified(rng, pool, n, used):
+            row = {"family": fam, "lang": lang, "subset": s.subset, "qid": s.id, "source": source,
+                   "split": split_of(lang, s.subset, s.id)}
+            key = f"{fam}/{lang}/{s.subset}/{s.id}/{source}"
+            k = 1
+            while (key if k == 1 else f"{key}/{k}") in keys:
+                k += 1
+            row["key"] = key if k == 1 else f"{key}/{k}"
+            keys.add(row["key"])
+            added.append(row)
+    with args.out.open("a", encoding="utf-8") as f:
+        for row in added:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+    print(f"{len(added)} rows added to {args.out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--shared", type=Path, default=Path("../shared/vocalbench"))
     ap.add_argument("--old", type=Path, help="the first set (its items are kept and re-reviewed)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=20261201)
+    ap.add_argument("--add", nargs="*", default=[], metavar="FAMILY:SOURCE:N",
+                    help="append N more replies of SOURCE (e.g. authored:alias_correct) to FAMILY in the plan --out "
+                         "(new questions first), leaving every planned row as it is")
     args = ap.parse_args()
     rng = random.Random(args.seed)
+    if args.add:
+        extend(args, rng)
+        return
     rows: list[dict[str, Any]] = []
     old = old_rows(args.old) if args.old else []
     official = {(lang, system): official_replies(args.shared, lang, system)

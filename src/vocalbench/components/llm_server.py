@@ -28,7 +28,7 @@ from vocalbench.files import write_json
 
 logger = logging.getLogger(__name__)
 
-MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b"}  # alias -> assets name
+MODELS = {"qwen2.5-1.5b": "qwen2.5-1.5b", "qwen2.5-0.5b": "qwen2.5-0.5b"}  # alias -> assets name
 SEED = 1234
 START_TIMEOUT = 300.0
 BUSY_TIMEOUT = 120.0  # a live server busy with a long prompt answers /v1/models only after it
@@ -151,7 +151,7 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     for module in ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings"):
         if find_spec(module) is None:
             raise MissingDependency("the local LLM server", module, "llm")
-    gguf = assets.ensure(MODELS[alias])
+    gguf = assets.ensure(MODELS[alias]) if alias in MODELS else Path(_GGUF[alias])
     port = _free_port()
     log = _state_dir() / f"{alias}.log"
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
@@ -188,13 +188,33 @@ def server_threads() -> int:
     return int(value)
 
 
+_GGUF: dict[str, str] = {}  # alias -> path of a user's GGUF file (``gguf:PATH``)
+
+
+def gguf_alias(path: str) -> str:
+    """The server alias of a user's GGUF file: its name and a hash of where it is and what it is
+    (path, size, modification time), so another file under the same name is another model."""
+    import hashlib
+    import re
+
+    p = Path(path).expanduser().resolve()
+    if not p.is_file():
+        raise FileNotFoundError(f"{path}: no such GGUF file")
+    st = p.stat()
+    digest = hashlib.sha256(f"{p}|{st.st_size}|{st.st_mtime_ns}".encode()).hexdigest()[:8]
+    alias = f"gguf-{re.sub(r'[^A-Za-z0-9._-]+', '-', p.stem)[:60]}-{digest}"
+    _GGUF[alias] = str(p)
+    return alias
+
+
 def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int | None = None, n_ctx: int = 4096) -> ServerHandle:
-    """A running local server for ``model`` (reused when one is up; started otherwise with
-    ``threads`` CPU threads, default ``server_threads()``)."""
+    """A running local server for ``model`` (a packaged model's alias, or an alias made by
+    :func:`gguf_alias`; reused when one is up; started otherwise with ``threads`` CPU threads,
+    default ``server_threads()``)."""
     import fcntl
 
-    if model not in MODELS:
-        raise KeyError(f"unknown local model '{model}' (known: {', '.join(MODELS)})")
+    if model not in MODELS and model not in _GGUF:
+        raise KeyError(f"unknown local model '{model}' (known: {', '.join(MODELS)}, or gguf:PATH)")
     with _LOCK:
         handle = _HANDLES.get(model)
         if handle is not None and _alive(handle.pid) and _answers(handle.port, model, BUSY_TIMEOUT):
