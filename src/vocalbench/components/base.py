@@ -87,7 +87,8 @@ class EmotionClassifier(Protocol):
     id: str
 
     def classify(self, paths: Sequence[str | Path]) -> list[dict[str, float] | ComponentError]:
-        """Distribution over EMOTIONS_5, renormalised to sum 1 (docs/scoring.md)."""
+        """Distribution over EMOTIONS_5, optionally with ``unknown`` (the classifier's <unk>), summing to 1
+        (docs/scoring.md)."""
         ...
 
 
