@@ -18,15 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from make_replies import MODEL_NAMES  # noqa: E402  (a sibling script)
+
 from vocalbench.components.calibrated_judge import family_of
 from vocalbench.data import load_samples
 from vocalbench.records import Reply, Sample
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.base import ScoringContext, Verdict
 from vocalbench.scoring.subsets import scorer_for
-from vocalbench.scoring.subsets.instruction_following import split_instruction
-
-from make_replies import MODEL_NAMES  # noqa: E402  (a sibling script)
 
 SOURCES = {"llama-omni": "llama-omni (official VocalBench outputs)",
            "qwen3-omni": "qwen3-omni (official VocalBench-zh outputs)",
@@ -55,13 +54,11 @@ class RecordingJudge:
 
 
 async def judge_calls(sample: Sample, text: str) -> list[tuple[str, dict[str, str]]]:
-    """What the subset's v2 scorer asks the judge about this reply (the content question of a
-    repeat item, without the audio checks that come before it in a run)."""
+    """What the subset's v2 scorer asks the judge about this reply (for a repeat item its content
+    question, as instruction_following.py asks it, without the audio checks before it in a run)."""
     rec = RecordingJudge()
     if sample.subset == "instruction_following" and sample.index < 200:
-        sentence = split_instruction(sample.question, sample.lang)[1].strip()
-        return [(f"instruction_repeat_{sample.lang}", {"question": sample.question, "sentence": sentence,
-                                                       "reply": text})]
+        return [(f"instruction_repeat_{sample.lang}", {"question": sample.question, "reply": text})]
     scorer = scorer_for(sample.subset, sample.lang)
     await scorer.score(sample, Reply(subset=sample.subset, sample_id=sample.id, text=text),
                        ScoringContext(lang=sample.lang, judge=rec))
@@ -69,11 +66,10 @@ async def judge_calls(sample: Sample, text: str) -> list[tuple[str, dict[str, st
 
 
 def meta_of(sample: Sample) -> dict[str, str]:
-    """What the scorer passes its grader beside the fields: the instruction type (the official
-    Sub-category, else the Category; zh "Mandarin specific" items keep their Category)."""
+    """What the scorer passes its grader beside the fields: the instruction type (the item's
+    Sub-category, else its Category), as instruction_following.py does."""
     if sample.subset == "instruction_following" and sample.index >= 200:
-        mandarin = sample.lang == "zh" and sample.category == "Mandarin specific"
-        return {"type": str(sample.category if mandarin or not sample.sub_category else sample.sub_category)}
+        return {"type": str(sample.sub_category or sample.category or "")}
     return {}
 
 

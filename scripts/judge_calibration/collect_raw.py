@@ -1,7 +1,7 @@
 """Ask a calibrated judge's model every question of every calibration item and keep its raw answers.
 
     python scripts/judge_calibration/collect_raw.py --base-url http://127.0.0.1:8392/v1 \
-        --model qwen2.5-1.5b --out raw-1.5b.jsonl [--families F ...] [--split dev|test]
+        --model qwen2.5-1.5b --out raw-1.5b.jsonl [--families F ...] [--split dev|test] [--main-only]
 
 The raw answers (the main answer's probabilities and each check's p_yes) are what a fit reads and
 what ships beside the local judge's fit (components/calibration/raw/), so anyone can refit or
@@ -18,9 +18,26 @@ import time
 from pathlib import Path
 
 from vocalbench.components.calibrated_judge import CalibratedJudge, Calibration
-from vocalbench.components.calibration import load_items
+from vocalbench.components.calibration import CalibrationItem, load_items
 from vocalbench.components.llm import OpenAIChat
 from vocalbench.scoring import rubrics
+from vocalbench.scoring.calibration_fit import DevItem, settles
+from vocalbench.scoring.judge_check import evidence_of
+
+_SETTLING: dict[str, bool] = {}
+
+
+def settled_by_grader(item: CalibrationItem, dev: list[CalibrationItem]) -> bool:
+    """True when the item's grader settles it and the family's settled verdicts pass the fit's bar
+    on the dev labels (such items never reach the model in a run)."""
+    evidence = evidence_of(item)
+    if evidence is None or evidence.verdict is None:
+        return False
+    if item.family not in _SETTLING:
+        fam = [d for d in dev if d.family == item.family]
+        dev_items = [DevItem(d.family, rubrics.load(d.rubric).kind, d.label, None, evidence_of(d), d.qid) for d in fam]
+        _SETTLING[item.family] = bool(dev_items) and settles(dev_items)[0]
+    return _SETTLING[item.family]
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -30,12 +47,18 @@ async def main_async(args: argparse.Namespace) -> None:
         for line in args.out.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 rec = json.loads(line)
-                done.add((rec["id"], rec["rubric_hash"]))
+                if rec["raw"] is not None and (args.main_only or None not in rec["raw"]["checks"]):
+                    done.add((rec["id"], rec["rubric_hash"]))
     todo = [i for i in items if (i.id, rubrics.load(i.rubric).hash) not in done]
+    if args.skip_settled:
+        dev = load_items("dev")
+        todo = [i for i in todo if not settled_by_grader(i, dev)]
     # scale families first, then by rubric (a server reuses the rubric's prompt prefix)
     todo.sort(key=lambda i: (rubrics.load(i.rubric).kind != "scale", i.rubric, i.split, i.id))
     llm = OpenAIChat(args.model, args.base_url, timeout=900.0)
-    judge = CalibratedJudge(llm, Calibration("collect", args.model), ask_every_check=True, concurrency=1)
+    # --main-only: the rubric's own question alone (the default rule weighs only it); else every check too
+    judge = CalibratedJudge(llm, Calibration("collect", args.model), ask_every_check=not args.main_only,
+                            concurrency=1)
     print(f"{len(todo)} items to ask ({len(items) - len(todo)} done)", flush=True)
     t_start = time.perf_counter()
     with args.out.open("a", encoding="utf-8") as f:
@@ -58,6 +81,9 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--split", default="all", choices=("dev", "test", "all"))
     ap.add_argument("--families", nargs="*", default=[])
+    ap.add_argument("--main-only", action="store_true", help="ask only the rubric's own question (1 request per item)")
+    ap.add_argument("--skip-settled", action="store_true",
+                    help="leave out items whose grader settles them in a family whose settling passes on dev")
     asyncio.run(main_async(ap.parse_args()))
 
 

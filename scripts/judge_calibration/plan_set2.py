@@ -227,21 +227,32 @@ def old_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def extend(args: argparse.Namespace, rng: random.Random) -> None:
-    """Top up families whose labels came out lopsided (e.g. alias positives for knowledge_zh)."""
+    """Top up families whose labels came out lopsided or short (e.g. alias positives for
+    knowledge_zh, a split under 120 items): ``FAMILY:SOURCE:N[:SPLIT]`` adds N replies of SOURCE to
+    questions not yet used by the family (of that split only, when given)."""
     rows = [json.loads(line) for line in args.out.read_text(encoding="utf-8").splitlines()]
     keys = {r["key"] for r in rows}
+    official = {(lang, system): official_replies(args.shared, lang, system)
+                for lang, system in (("en", LLAMA), ("zh", "qwen3-omni"))}
     added = []
     for spec in args.add:
-        fam, source, n = spec.rsplit(":", 1)[0].split(":", 1)[0], spec.split(":", 1)[1].rsplit(":", 1)[0], \
-            int(spec.rsplit(":", 1)[1])
+        parts = spec.split(":")
+        fam, n = parts[0], int(parts[-1] if not parts[-1].isalpha() else parts[-2])
+        split = parts[-1] if parts[-1] in ("dev", "test") else None
+        source = ":".join(parts[1:-2] if split else parts[1:-1])
         conf = FAMILIES[fam]
         lang, where = conf["lang"], conf.get("where", lambda s: True)
         pool = [s for subset in conf["subsets"] for s in load_samples(str(args.shared / lang), lang, [subset])
-                if where(s)]
+                if where(s) and (split is None or split_of(lang, subset, s.id) == split)]
+        if source in (LLAMA, "qwen3-omni"):
+            pool = [s for s in pool if (s.subset, s.id) in official[(lang, source)]]
         used = {r["qid"] for r in rows if r["family"] == fam}
-        for s in stratified(rng, pool, n, used):
+        taken = {r["qid"] for r in rows if r["family"] == fam and r["source"] == source}
+        for s in stratified(rng, [s for s in pool if s.id not in taken], n, used):  # fresh questions first
             row = {"family": fam, "lang": lang, "subset": s.subset, "qid": s.id, "source": source,
                    "split": split_of(lang, s.subset, s.id)}
+            if source in (LLAMA, "qwen3-omni"):
+                row["reply"] = official[(lang, source)][(s.subset, s.id)]
             key = f"{fam}/{lang}/{s.subset}/{s.id}/{source}"
             k = 1
             while (key if k == 1 else f"{key}/{k}") in keys:
@@ -261,7 +272,7 @@ def main() -> None:
     ap.add_argument("--old", type=Path, help="the first set (its items are kept and re-reviewed)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--seed", type=int, default=20261201)
-    ap.add_argument("--add", nargs="*", default=[], metavar="FAMILY:SOURCE:N",
+    ap.add_argument("--add", nargs="*", default=[], metavar="FAMILY:SOURCE:N[:SPLIT]",
                     help="append N more replies of SOURCE (e.g. authored:alias_correct) to FAMILY in the plan --out "
                          "(new questions first), leaving every planned row as it is")
     args = ap.parse_args()

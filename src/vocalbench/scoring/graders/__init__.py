@@ -2,7 +2,7 @@
 
 A grader is a small pure function ``(fields, meta) -> Evidence``: ``fields`` are exactly what the
 judge is shown (question, reference, reply, ...), ``meta`` what the scorer knows beside them (the
-instruction type, the item's category). It returns a settled ``verdict`` where the answer is
+rubric id, the instruction type). It returns a settled ``verdict`` where the answer is
 mechanical (an extracted final number that differs from the reference's, a repeat that covers the
 whole sentence), named ``features`` otherwise (reference recall, refusal cues, ...), or neither.
 
@@ -45,7 +45,7 @@ def grade(rubric_id: str, fields: Mapping[str, str], meta: Mapping[str, str] | N
     if entry is None:
         return None
     gid, fn = entry
-    found = fn(fields, meta or {})
+    found = fn(fields, {"rubric": rubric_id, **(meta or {})})
     return Evidence(gid, found.verdict, dict(found.features), found.note)
 
 
