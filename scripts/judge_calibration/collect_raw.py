@@ -43,8 +43,10 @@ def settled_by_grader(item: CalibrationItem, dev: list[CalibrationItem]) -> bool
 async def main_async(args: argparse.Namespace) -> None:
     items = load_items(args.split, args.families or None)
     done: set[tuple[str, str]] = set()
-    if args.out.exists():
-        for line in args.out.read_text(encoding="utf-8").splitlines():
+    for path in [args.out, *args.also]:
+        if not path.exists():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 rec = json.loads(line)
                 if rec["raw"] is not None and (args.main_only or None not in rec["raw"]["checks"]):
@@ -81,6 +83,7 @@ def main() -> None:
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--split", default="all", choices=("dev", "test", "all"))
     ap.add_argument("--families", nargs="*", default=[])
+    ap.add_argument("--also", type=Path, action="append", default=[], help="other files of answers already made")
     ap.add_argument("--main-only", action="store_true", help="ask only the rubric's own question (1 request per item)")
     ap.add_argument("--skip-settled", action="store_true",
                     help="leave out items whose grader settles them in a family whose settling passes on dev")
