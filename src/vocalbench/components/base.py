@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from vocalbench.config import is_off
 from vocalbench.records import EMOTIONS_5 as EMOTIONS_5  # re-exported: the classifiers' label order
 
 
@@ -135,7 +136,7 @@ class ComponentSpec:
         spec = spec.strip()
         if spec in ("local", "offline", "default"):
             return cls(kind, "offline")
-        if spec in ("none", "off"):
+        if is_off(spec):
             return cls(kind, "none")
         head, _, rest = spec.partition(":")
         if head == "paper":
