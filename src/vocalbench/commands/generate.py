@@ -208,11 +208,9 @@ def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
             executor = LocalExecutor(resolve(job.spec, options), cfg)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise CliError(str(exc)) from None
-    redone = folder.begin(cfg.data, samples, redo=args.redo_changed)
+    redone = folder.start(cfg, samples, redo=args.redo_changed)
     if redone:
         print(f"[{cfg.lang}] {len(redone)} changed sample(s): replies and scores will be redone", file=sys.stderr)
-    folder.save_config(cfg, generated_records(None))
-    folder.store.add_samples(samples)
     if not cfg.quiet:
         print(f"[{cfg.lang}] {len(samples)} samples -> {job.run_dir}", file=sys.stderr)
     try:

@@ -90,8 +90,8 @@ def krippendorff_alpha(data: np.ndarray | Sequence[Sequence[float | None]], leve
         delta = 1.0 - np.eye(k)
     else:
         delta = (values[:, None] - values[None, :]) ** 2
-    d_o = float((coinc * delta).sum()) / n
-    d_e = float((np.outer(n_c, n_c) * delta).sum()) / (n * (n - 1))
+    d_o = float((coinc * delta).sum()) / float(n)
+    d_e = float((np.outer(n_c, n_c) * delta).sum()) / float(n * (n - 1))
     if d_e == 0.0:
         return 1.0 if d_o == 0.0 else float("nan")
     return 1.0 - d_o / d_e
@@ -249,7 +249,7 @@ def _as_number(v: Hashable | None) -> float | None:
     if v is None:
         return None
     if v in ("A", "B", "tie"):  # pairwise labels; only nominal statistics use them
-        return {"A": 0.0, "B": 1.0, "tie": 0.5}[v]  # type: ignore[index]
+        return {"A": 0.0, "B": 1.0, "tie": 0.5}[v]
     return float(v)  # type: ignore[arg-type]
 
 

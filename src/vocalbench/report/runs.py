@@ -17,7 +17,7 @@ from typing import Any
 
 from vocalbench import catalog
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.runner.folder import CONFIG, LANGS, RunFolder, RunFolderError, is_run_dir, language_folders
+from vocalbench.runner.folder import CONFIG, LANGS, STORE, RunFolder, RunFolderError, is_run_dir, language_folders
 from vocalbench.scoring import graph as stats_graph
 from vocalbench.scoring.summary import Summary
 
@@ -156,7 +156,7 @@ def load_run(run: str | Path | RunFolder, with_store: bool = True) -> RunData:
     config = _read_config(p / CONFIG)
     lang = str(summary.lang or config.get("lang") or (p.name if p.name in LANGS else "en"))
     data = RunData(path=p, lang=lang, summary=summary, config=config, has_summary=has_summary)
-    if with_store and run.has_store:
+    if with_store and (p / STORE).is_file():
         judge = _judge_id(summary, config)
         store = run.store
         data.samples = {(s.subset, s.id): s for s in store.samples()}

@@ -275,10 +275,11 @@ def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
         for i, r in enumerate(runs):
             entry["runs"].append(_run_entry(r, i, subset, sid, out) if r.lang == lang else None)
         samples.append(entry)
-    return _clean_json({
+    data: dict[str, Any] = _clean_json({
         "runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
         "samples": samples,
     })
+    return data
 
 
 def _idx(sample: Any) -> int:

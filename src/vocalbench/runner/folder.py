@@ -87,7 +87,8 @@ class RunFolder:
 
     @property
     def has_store(self) -> bool:
-        return (self.path / STORE).is_file()
+        """Whether the folder has a store (something named store.sqlite: opening it says whether it is one)."""
+        return (self.path / STORE).exists()
 
     @property
     def summary_path(self) -> Path:
@@ -138,6 +139,14 @@ class RunFolder:
         source = hub.source(self.pinned(data))
         if source is not None:
             self.store.set_meta(DATA_SOURCE, source)
+        return redone
+
+    def start(self, cfg: RunConfig, samples: Sequence[Sample], *, redo: bool) -> list[tuple[str, str]]:
+        """Start or resume generating into the folder: :meth:`begin`, then config.json and the
+        samples into the store; returns the keys of the samples to redo."""
+        redone = self.begin(cfg.data, samples, redo=redo)
+        self.save_config(cfg, generated_records(None))
+        self.store.add_samples(samples)
         return redone
 
 
