@@ -28,6 +28,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "build": ("build", "construction pipeline: text items -> verified spoken test set"),
     "agreement": ("agreement", "judge vs human agreement statistics"),
     "judge-check": ("judge_check", "measure a judge against the labelled calibration set"),
+    "judge-fit": ("judge_fit", "fit a calibrated judge's decision rules on the calibration set's dev split"),
     "serve": ("serve", "expose any system as an OpenAI-compatible audio endpoint"),
     "validate": ("validate", "check a data release (metadata and audio)"),
     "list": ("list_parts", "list systems, subsets or components"),

@@ -267,13 +267,55 @@ async def test_a_settled_or_grader_only_item_costs_no_model_call(tmp_path):
     assert json.loads(v.trace.raw)["evidence"]["features"] == {"ref_recall": 0.3}
 
 
-async def test_judge_check_asks_every_check_and_leaves_the_judge_as_it_was(tmp_path):
-    from vocalbench.scoring.judge_check import judge_items
+async def test_judge_check_reads_recorded_answers_and_asks_only_for_the_rest(tmp_path):
+    from vocalbench.scoring.judge_check import collect_answers, judge_items, recorded_answers
 
-    item = next(i for i in load_items("test") if i.rubric == "reasoning_binary_en")
-    llm = TokenLLM(lp(yes=0.6, no=0.4))
-    main_only = Calibration("cal-a", "tiny", {"reasoning_binary_en": RuleFit("binary")})
-    judge = CalibratedJudge(llm, main_only, cache=ResultCache(tmp_path / "c.sqlite"))
-    [outcome] = await judge_items(judge, [item], concurrency=1, collect={item.id})
-    assert len(llm.calls) == 1 + len(BINARY.checks) and outcome.value is not None
-    assert judge.ask_every_check is False  # a run sharing this judge still asks only the weighted checks
+    first, second = [i for i in load_items("test") if i.rubric == "single_round_en"][:2]
+    llm = TokenLLM(lp(**{"2": 0.5, "3": 0.5}))
+    judge = CalibratedJudge(llm, Calibration("cal-a", "tiny", {"single_round_en": RuleFit("scale")}),
+                            cache=ResultCache(tmp_path / "c.sqlite"))
+    answers = {first.id: {"main": {"expected": 4.5, "mass": 1.0}, "checks": []}}
+    out = await judge_items(judge, [first, second], concurrency=1, answers=answers)
+    assert [o.value for o in out] == [4.5, 2.5] and len(llm.calls) == 1  # only the unrecorded one was asked
+    assert out[0].cached and out[0].model_asked and not out[1].cached
+    # collected answers are appended as they come and read back (for this model only, unchanged rubrics)
+    path = tmp_path / "answers.jsonl"
+    got = await collect_answers(judge, [second], path)
+    assert recorded_answers("tiny", [path]) == got and recorded_answers("other", [path]) == {}
+    stale = json.loads(path.read_text())
+    stale["rubric_hash"] = "0000"
+    path.write_text(json.dumps(stale) + "\n{not json\n")
+    with pytest.raises(ValueError, match=r"answers.jsonl:2: not a recorded answer"):
+        recorded_answers("tiny", [path])
+    path.write_text(json.dumps(stale) + "\n")
+    assert recorded_answers("tiny", [path]) == {}  # the rubric changed since: not used
+
+
+def test_the_fit_asks_the_model_only_where_no_settling_grader_decides():
+    from vocalbench.scoring.calibration_fit import needing_the_model, settling_families
+
+    dev = load_items("dev")
+    settling = settling_families(dev)
+    assert {"instruction_repeat_en", "reasoning_binary_en"} <= settling  # graders right on >= 90 % of dev
+    assert "single_round_en" not in settling  # a 1-5 family never settles
+    repeat = [i for i in dev if i.family == "instruction_repeat_en"]
+    needed = needing_the_model(repeat, dev)
+    assert 0 < len(needed) < len(repeat) / 2
+
+
+def test_any_judge_spec_takes_a_fit_and_refuses_another_models(tmp_path):
+    from vocalbench.components import judges, resolve_evaluator
+    from vocalbench.components.base import ComponentUnavailable
+
+    fit = tmp_path / "fit.json"
+    fit.write_text(Calibration("cal-x", "m1", {"safety_en": RuleFit("binary")}).to_json())
+    judge = resolve_evaluator("judge", "openai:m1@http://127.0.0.1:9/v1", fit=str(fit))
+    assert isinstance(judge, CalibratedJudge) and judge.id == "m1+cal-x@127.0.0.1"
+    plain = resolve_evaluator("judge", "openai:m1@http://127.0.0.1:9/v1")
+    assert not isinstance(plain, CalibratedJudge)  # without a fit: JSON verdicts, the official prompts
+    with pytest.raises(ComponentUnavailable, match="fitted for the model 'm1', not 'm2'"):
+        resolve_evaluator("judge", "openai:m2@http://127.0.0.1:9/v1", fit=str(fit))
+    with pytest.raises(ComponentUnavailable, match="a fit needs a calibrated judge"):
+        resolve_evaluator("judge", "local-json", fit=str(fit), lazy=True)
+    unfitted = judges.calibrated(TokenLLM({}), judges.UNFITTED)
+    assert unfitted.calibration.version == "unfitted" and unfitted.calibration.model == "tiny"

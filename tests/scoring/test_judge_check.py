@@ -6,12 +6,14 @@ import json
 from collections import Counter
 from importlib import resources
 
+import numpy as np
 import pytest
 
 from vocalbench.components.calibration import load_items
-from vocalbench.scoring import judge_check, rubrics
+from vocalbench.scoring import judge_check, rubrics, stats
 from vocalbench.scoring.judge_check import (
     Outcome,
+    cluster_interval,
     cohen_kappa,
     family_figures,
     judge_validity,
@@ -42,22 +44,45 @@ def test_spearman_with_ties_and_constant_sides():
     assert spearman([3, 3, 3], [1, 2, 3]) is None
 
 
+def test_interval_by_question_uses_the_one_engine_and_brackets_the_point():
+    rng = np.random.default_rng(1)
+    labels = [float(x) for x in rng.integers(0, 2, 300)]
+    judged = [lab if rng.random() < 0.8 else 1 - lab for lab in labels]
+    point = cohen_kappa(labels, judged)
+    rows = stats.kappa_rows(labels, judged)
+    assert stats.kappa_of_totals(rows.sum(axis=0))[0] == pytest.approx(point)
+    clusters = [f"q{i // 3}" for i in range(300)]  # three replies per question
+    lo, hi = cluster_interval(list(zip(labels, judged)), clusters, "binary")
+    assert lo < point < hi and hi - lo < 0.3
+    lo_small, hi_small = cluster_interval(list(zip(labels, judged))[:60], clusters[:60], "binary")
+    assert hi_small - lo_small > hi - lo  # fewer questions, wider interval
+    a = [float(x) for x in rng.integers(1, 6, 200)]
+    b = [min(5.0, max(1.0, x + rng.integers(-1, 2))) for x in a]
+    assert stats.rank_corr_of_totals(stats.rank_rows(a, b).sum(axis=0))[0] == pytest.approx(spearman(a, b))
+    lo, hi = cluster_interval(list(zip(a, b)), [f"q{i // 2}" for i in range(200)], "scale")
+    assert lo < spearman(a, b) < hi
+    assert cluster_interval([(1.0, 1.0), (0.0, 0.0)], ["q", "q"], "binary") is None  # one question
+
+
 def _items(family: str, n: int):
     return [i for i in load_items() if i.family == family][:n]
 
 
 def test_binary_figures_and_the_validation_bar():
-    items = _items("safety_en", 20)
+    items = _items("safety_en", 120)
     perfect = [Outcome(i, i.label) for i in items]
     fig = family_figures("binary", perfect)
     assert fig["kappa"] == 1.0 and fig["bias"] == 0.0 and fig["validated"]
+    assert fig["kappa_ci95"] == (1.0, 1.0)
+    small = family_figures("binary", perfect[:99])  # at the bar, but too few items to decide
+    assert small["kappa"] == 1.0 and not small["validated"] and "only 99 scored items" in small["criterion"]
     always_yes = [Outcome(i, 1.0) for i in items]
     fig = family_figures("binary", always_yes)
     assert fig["judge_positive_rate"] == 100.0 and not fig["validated"]
     assert fig["bias"] == pytest.approx(100.0 - fig["label_positive_rate"])
     broken = [Outcome(i, None, "judge_unparseable") for i in items]
     fig = family_figures("binary", broken)
-    assert fig["unparseable"] == 20 and fig["scored"] == 0 and not fig["validated"]
+    assert fig["unparseable"] == 120 and fig["scored"] == 0 and not fig["validated"]
     assert "only 0 scored items" in fig["criterion"]
 
 
@@ -116,7 +141,7 @@ def test_both_verdicts_are_well_represented():
 
 def test_calibration_set_is_small_and_attributed():
     folder = resources.files("vocalbench.components.calibration")
-    assert len(folder.joinpath("set.jsonl").read_bytes()) <= 2 * 1024 * 1024
+    assert len(folder.joinpath("set.jsonl").read_bytes()) <= 8 * 1024 * 1024  # ~5,400 items, ~5 MB
     notice = folder.joinpath("NOTICE.md").read_text("utf-8")
     assert "Apache License" in notice and "VocalBench" in notice
 
@@ -135,8 +160,8 @@ def test_load_items_filters_and_rejects_unknown_rubrics():
 def _report(judge_id: str, family_values: dict[str, float]):
     outcomes = []
     for fam, flip in family_values.items():
-        for k, item in enumerate(_items(fam, 20)):
-            value = item.label if k >= flip * 20 else (1 - item.label if item.label in (0, 1) else item.label)
+        for k, item in enumerate(_items(fam, 120)):
+            value = item.label if k >= flip * 120 else (1 - item.label if item.label in (0, 1) else item.label)
             outcomes.append(Outcome(item, float(value)))
     return summarise(judge_id, "test", outcomes, 2.0)
 
@@ -183,3 +208,27 @@ def test_unknown_judge_is_not_checked_anywhere(tmp_path, monkeypatch):
 ])
 def test_same_model_as_system(system, judge_spec, judge_id, same):
     assert same_model(system, judge_spec, judge_id) is same
+
+
+def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path, monkeypatch):
+    """Rules over the graders alone (--no-model, no recorded answers): fitted on dev, checked on
+    test, and neither step starts a model."""
+    from vocalbench.cli import main
+    from vocalbench.components.calibrated_judge import Calibration
+
+    monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path / "cache"))
+    empty, fit, out = tmp_path / "none.jsonl", tmp_path / "fit.json", tmp_path / "check.json"
+    empty.write_text("")
+    assert main(["judge-fit", "--rubrics", "reasoning_binary_en,instruction_repeat_zh", "--answers", str(empty),
+                 "--no-model", "--out", str(fit), "--quiet"]) == 0
+    cal = Calibration.load(fit)
+    assert set(cal.families) == {"reasoning_binary_en", "instruction_repeat_zh"}
+    assert all(r.settle and not r.needs_model and r.n_dev > 100 for r in cal.families.values())
+    assert main(["judge-check", "--fit", str(fit), "--rubrics", "reasoning_binary_en,instruction_repeat_zh",
+                 "--answers", str(empty), "--out", str(out), "--quiet"]) == 0
+    report = json.loads(out.read_text())
+    assert report["judge"] == f"qwen2.5-1.5b+{cal.version}@127.0.0.1" and report["calls"] == 0
+    assert report["by_rule"] == report["n"] > 200
+    fig = report["families"]["instruction_repeat_zh"]
+    assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
+    assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}

@@ -9,7 +9,6 @@ make and changes nothing (not even ``config.json``).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from vocalbench.commands import dry_run
 
@@ -17,6 +16,9 @@ from vocalbench.commands import dry_run
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="run folder (holds store.sqlite and config.json)")
     p.add_argument("--judge", default=None, help="judge SPEC: local | none | openai:MODEL[@BASE_URL] | paper")
+    p.add_argument("--fit", default=None, metavar="FIT",
+                   help="a fit from `vocalbench judge-fit` for a calibrated judge (a new --judge without it drops "
+                        "the run's fit)")
     p.add_argument("--subsets", default=None, help="comma-separated subsets to score now (default: all of the run)")
     p.add_argument("--protocol", choices=["v2", "v1"], default=None, help="scoring protocol (default: the run's)")
     p.add_argument("--asr", default=None, help="ASR SPEC for transcripts of reply audio")
@@ -27,43 +29,48 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     dry_run.add_arguments(p)
 
 
-FLAGS = {k: f"--{k.replace('_', '-')}" for k in ("judge", "protocol", "asr", "mos", "emotion", "judge_concurrency")}
+FLAGS = {**{k: f"--{k.replace('_', '-')}" for k in ("judge", "protocol", "asr", "mos", "emotion", "judge_concurrency")},
+         "judge_fit": "--fit"}
 
 
 def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
+    from vocalbench.commands.generate import fit_path
     from vocalbench.config import RunConfig
     from vocalbench.errors import CliError, validation_message
+    from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
-    run_dir = Path(args.run)
-    try:
-        cfg = RunConfig.load(run_dir)
-    except (FileNotFoundError, ValueError) as exc:
-        raise CliError(str(exc)) from exc
-    if not (run_dir / "store.sqlite").exists():
-        raise CliError(f"{run_dir}: no store.sqlite (generate or import replies first)")
-    updates = {k: v for k, v in {"judge": args.judge, "protocol": args.protocol, "asr": args.asr, "mos": args.mos,
-                                 "emotion": args.emotion, "judge_concurrency": args.judge_concurrency}.items()
-               if v is not None}
-    if updates:
+    with RunFolder(args.run) as folder:
         try:
-            cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
-        except ValidationError as exc:
-            raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
-        if not args.dry_run:
-            cfg.save(run_dir, extra=cfg.saved_records(run_dir))
-    if args.quiet:
-        cfg = cfg.model_copy(update={"quiet": True})
-    subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
-    if args.dry_run:
-        dry_run.show(cfg, args=args, label=cfg.lang, run_dir=run_dir, subsets=subsets)
-        return 0
-    try:
-        summary = score_run_sync(run_dir, cfg, subsets=subsets, progress=not args.quiet)
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
+            cfg = folder.config()
+        except (FileNotFoundError, ValueError) as exc:
+            raise CliError(str(exc)) from exc
+        if not folder.has_store:
+            raise CliError(f"{folder.path}: no store.sqlite (generate or import replies first)")
+        updates = {k: v for k, v in {"judge": args.judge, "protocol": args.protocol, "asr": args.asr, "mos": args.mos,
+                                     "emotion": args.emotion, "judge_concurrency": args.judge_concurrency}.items()
+                   if v is not None}
+        if args.judge is not None or args.fit is not None:  # a fit belongs to one judge model
+            updates["judge_fit"] = fit_path(args.fit)
+        if updates:
+            try:
+                cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
+            except ValidationError as exc:
+                raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
+            if not args.dry_run:
+                folder.save_config(cfg, folder.records())
+        if args.quiet:
+            cfg = cfg.model_copy(update={"quiet": True})
+        subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+        if args.dry_run:
+            dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
+            return 0
+        try:
+            summary = score_run_sync(folder, cfg, subsets=subsets, progress=not args.quiet)
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
     if not args.quiet:
         from vocalbench.report.leaderboard import print_table
 

@@ -110,16 +110,19 @@ class LocalServerChat(OpenAIChat):
         if asyncio.get_running_loop() not in self._clients:
             from vocalbench.components.llm_server import ensure_server
 
-            self.base_url = ensure_server().base_url
+            self.base_url = ensure_server(self.model).base_url
         return super()._client()
 
 
-def local_chat(model: str = "qwen2.5-1.5b") -> OpenAIChat:
-    """The chat client of a local llama.cpp server (started or reused by ``ensure_server``):
-    a packaged model's alias, or ``gguf:PATH`` for any GGUF file."""
+def local_chat(model: str = "qwen2.5-1.5b", *, lazy: bool = False) -> OpenAIChat:
+    """The chat client of a local llama.cpp server for a packaged model's alias or ``gguf:PATH``
+    (started or reused by ``ensure_server`` now, or with ``lazy`` on the client's first request)."""
     from vocalbench.components.llm_server import ensure_server, gguf_alias
 
-    handle = ensure_server(gguf_alias(model[5:]) if model.startswith("gguf:") else model)
+    alias = gguf_alias(model[5:]) if model.startswith("gguf:") else model
+    if lazy:
+        return LocalServerChat(alias, "http://127.0.0.1", key_env=())
+    handle = ensure_server(alias)
     return LocalServerChat(handle.model_alias, handle.base_url, key_env=())
 
 

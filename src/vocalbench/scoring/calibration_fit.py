@@ -40,6 +40,7 @@ from vocalbench.components.calibrated_judge import (
     features,
     is_model_feature,
 )
+from vocalbench.components.calibration import CalibrationItem
 from vocalbench.components.rubric import Evidence
 from vocalbench.scoring import rubrics
 from vocalbench.scoring.stats import cohen_kappa
@@ -185,7 +186,7 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     settle, n_settled, agreement = settles(items)
     rest = [it for it in items if not (settle and it.evidence is not None and it.evidence.verdict is not None)]
     grader_id = next((it.evidence.grader for it in items if it.evidence is not None), "")
-    rows = [features(it.raw if it.raw is not None else None, it.evidence) for it in rest]  # type: ignore[arg-type]
+    rows = [features(it.raw, it.evidence) for it in rest]
     labels = [it.label for it in rest]
     clusters = [it.cluster for it in rest]
     with_model = [r for r, it in zip(rows, rest) if it.raw is not None]
@@ -224,3 +225,30 @@ def fit_rules(model: str, items: Sequence[DevItem]) -> tuple[Calibration, dict[s
     cal = Calibration(version=f"cal-{digest}", model=model, families=families,
                       fitted_on=f"{len(items)} dev items of the calibration set, {date.today().isoformat()}")
     return cal, records
+
+
+def dev_items(items: Sequence[CalibrationItem], answers: Mapping[str, dict[str, object]]) -> list[DevItem]:
+    """The fit's view of labelled items: the grader's evidence and the model's recorded answer."""
+    from vocalbench.scoring import graders
+
+    return [DevItem(it.family, rubrics.load(it.rubric).kind, it.label, answers.get(it.id),
+                    graders.grade(it.rubric, it.fields, it.meta), f"{it.lang}/{it.qid}") for it in items]
+
+
+def settling_families(dev: Sequence[CalibrationItem]) -> set[str]:
+    """The families whose grader's settled verdicts pass the bar on these dev items."""
+    by_family: dict[str, list[DevItem]] = {}
+    for d in dev_items(dev, {}):
+        by_family.setdefault(d.family, []).append(d)
+    return {fam for fam, its in by_family.items() if settles(its)[0]}
+
+
+def needing_the_model(items: Sequence[CalibrationItem], dev: Sequence[CalibrationItem]) -> list[CalibrationItem]:
+    """The items a fit (or a check) needs the model's answer for: all but those a settling grader
+    settles (such items never reach the model)."""
+    settling = settling_families(dev)
+    out = []
+    for it, d in zip(items, dev_items(items, {})):
+        if not (it.family in settling and d.evidence is not None and d.evidence.verdict is not None):
+            out.append(it)
+    return out

@@ -28,7 +28,7 @@ import json
 import math
 import re
 import time
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
@@ -41,6 +41,7 @@ from vocalbench.components.calibrated_judge import family_of
 from vocalbench.components.calibration import CalibrationItem
 from vocalbench.components.rubric import Evidence, Verdict
 from vocalbench.files import write_json
+from vocalbench.records import JudgeTrace
 from vocalbench.scoring import graders, rubrics, stats
 
 MIN_ITEMS = 100  # scored test items a family needs before it can be validated
@@ -72,29 +73,21 @@ def _r(x: float | None, nd: int = 4) -> float | None:
     return None if x is None else round(x, nd)
 
 
-def cluster_interval(pairs: Sequence[tuple[float, float]], clusters: Sequence[str],
-                     stat: Callable[[list[float], list[float]], float | None], *, resamples: int = RESAMPLES,
-                     seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
-    """Percentile interval of ``stat(labels, judged)`` over resamples of whole clusters (all replies
-    to one question together); None when fewer than 2 clusters or the statistic is never defined."""
-    by: dict[str, list[int]] = {}
-    for i, c in enumerate(clusters):
-        by.setdefault(c, []).append(i)
-    groups = list(by.values())
-    if len(groups) < 2:
+def cluster_interval(pairs: Sequence[tuple[float, float]], clusters: Sequence[str], kind: str, *,
+                     resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float] | None:
+    """95 % interval of kappa (binary) or Spearman's rho (scale) of (label, verdict) ``pairs``,
+    resampling whole questions (``clusters``: all replies to one question together) with the one
+    bootstrap engine (``scoring.stats``); None with fewer than 2 questions or an undefined value."""
+    if len(set(clusters)) < 2:
         return None
-    rng = np.random.default_rng(seed)
-    values: list[float] = []
-    for _ in range(resamples):
-        idx = [i for g in rng.integers(0, len(groups), len(groups)) for i in groups[g]]
-        v = stat([pairs[i][0] for i in idx], [pairs[i][1] for i in idx])
-        if v is not None:
-            values.append(v)
-    if len(values) < resamples // 2:
-        return None
-    alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(values, [alpha, 1.0 - alpha])
-    return round(float(lo), 4), round(float(hi), 4)
+    labels, judged = [p[0] for p in pairs], [p[1] for p in pairs]
+    rows = stats.kappa_rows(labels, judged) if kind == "binary" else stats.rank_rows(labels, judged)
+    order = sorted(set(clusters))
+    index = {c: i for i, c in enumerate(order)}
+    sums = np.zeros((len(order), rows.shape[1]))
+    np.add.at(sums, [index[c] for c in clusters], rows)
+    fn = stats.kappa_of_totals if kind == "binary" else stats.rank_corr_of_totals
+    return stats.cluster_ci(sums, fn, resamples=resamples, seed=seed)
 
 
 @dataclass
@@ -149,14 +142,14 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     clusters = [f"{o.item.lang}/{o.item.qid}" for o in scored]
     n = len(pairs)
     if kind == "binary":
-        out["kappa_ci95"] = cluster_interval(pairs, clusters, cohen_kappa)
+        out["kappa_ci95"] = cluster_interval(pairs, clusters, kind)
         low = (out["kappa_ci95"] or (None, None))[0]
         ok = (n >= MIN_ITEMS and out["kappa"] is not None and out["kappa"] >= KAPPA_MIN
               and out["bias"] is not None and abs(out["bias"]) <= BIAS_MAX and low is not None and low >= KAPPA_LOW_MIN)
         why = (f"kappa {out['kappa']} (>= {KAPPA_MIN}), 95 % interval {out['kappa_ci95']} (lower end >= "
                f"{KAPPA_LOW_MIN}), bias {out['bias']} points (|.| <= {BIAS_MAX})")
     else:
-        out["spearman_ci95"] = cluster_interval(pairs, clusters, spearman)
+        out["spearman_ci95"] = cluster_interval(pairs, clusters, kind)
         low = (out["spearman_ci95"] or (None, None))[0]
         ok = (n >= MIN_ITEMS and out["spearman"] is not None and out["spearman"] >= RHO_MIN
               and out["mean_diff"] is not None and abs(out["mean_diff"]) <= MEAN_DIFF_MAX
@@ -182,11 +175,11 @@ def evidence_of(item: CalibrationItem) -> Evidence | None:
 
 async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurrency: int = 2,
                       progress: Callable[[int], None] | None = None,
-                      collect: Collection[str] | None = None) -> list[Outcome]:
+                      answers: Mapping[str, dict[str, Any]] | None = None) -> list[Outcome]:
     """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix) as a
-    run would: the grader's evidence first, the model where the rule needs it. ``collect`` (a
-    calibrated judge being fitted): the ids whose model answers to every question are wanted
-    whatever the current rule says; the other items are decided by their grader alone."""
+    run would: the grader's evidence first, the model where the rule needs it. ``answers`` (a
+    calibrated judge): the model's recorded raw answers by item id (``recorded_answers``), read in
+    place of asking it again."""
     calibrated = hasattr(judge, "model_answers")
     order = sorted(range(len(items)), key=lambda i: (items[i].rubric, items[i].id))
     out: list[Outcome | None] = [None] * len(items)
@@ -198,17 +191,16 @@ async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurren
         evidence = evidence_of(item) if calibrated else None
         async with sem:
             t0 = time.perf_counter()
-            if collect is not None and calibrated:
-                if item.id in collect:
-                    raw, verdict = await judge.model_answers(rubric, item.fields, subset="judge-check",
-                                                             sample_id=item.id)
-                    asked = True
-                else:
-                    verdict, asked = Verdict(None, error="not_collected"), False
-            else:
+            recorded = answers.get(item.id) if answers is not None and calibrated else None
+            verdict = judge.rule_verdict(rubric, evidence) if recorded is not None else None
+            if recorded is not None and verdict is None:
+                value = judge.calibration.rule(rubric).decide(recorded, evidence, rubric.lo, rubric.hi)
+                verdict = Verdict(value, JudgeTrace(model=judge.id, prompt_hash="recorded", rubric=rubric.ref,
+                                                    raw=json.dumps(recorded), cached=True))
+            elif verdict is None:
                 verdict = await judge.evaluate(rubric, item.fields, subset="judge-check", sample_id=item.id,
                                                evidence=evidence)
-                asked = not (verdict.trace is not None and verdict.trace.prompt_hash == "")
+            asked = not (verdict.trace is not None and verdict.trace.prompt_hash == "")
             seconds = time.perf_counter() - t0
         trace = verdict.trace
         out[i] = Outcome(item, verdict.value if verdict.error is None else None, verdict.error,
@@ -216,15 +208,54 @@ async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurren
         if progress is not None:
             progress(1)
 
-    every_check = getattr(judge, "ask_every_check", None)
-    if collect is not None and every_check is not None:
-        judge.ask_every_check = True  # a fit needs every feature (for this call only)
-    try:
-        await asyncio.gather(*(one(i) for i in order))
-    finally:
-        if every_check is not None:
-            judge.ask_every_check = every_check
+    await asyncio.gather(*(one(i) for i in order))
     return [o for o in out if o is not None]
+
+
+def recorded_answers(model: str, paths: Sequence[Path] = ()) -> dict[str, dict[str, Any]]:
+    """The raw answers of ``model`` to calibration items, by item id, from the JSONL files ``paths``
+    (``collect_answers`` writes them; default: the ones shipped for the local judge,
+    components/calibration/raw/<model>.jsonl), kept only where the rubric is unchanged."""
+    texts: list[tuple[str, str]] = []
+    if paths:
+        texts = [(str(p), Path(p).read_text(encoding="utf-8")) for p in paths]
+    else:
+        shipped = resources.files("vocalbench.components.calibration").joinpath("raw", f"{model}.jsonl")
+        if shipped.is_file():
+            texts = [(f"components/calibration/raw/{model}.jsonl", shipped.read_text("utf-8"))]
+    out: dict[str, dict[str, Any]] = {}
+    for source, text in texts:
+        for n, line in enumerate(text.splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+                fresh = rec["raw"] is not None and rec["rubric_hash"] == rubrics.load(rec["rubric"]).hash
+            except (ValueError, KeyError, TypeError) as exc:
+                raise ValueError(f"{source}:{n}: not a recorded answer ({type(exc).__name__}: {exc})") from None
+            if fresh and rec.get("model", model) == model:
+                out[str(rec["id"])] = rec["raw"]
+    return out
+
+
+async def collect_answers(judge: Any, items: Sequence[CalibrationItem], out: Path, *,
+                          progress: Callable[[int], None] | None = None) -> dict[str, dict[str, Any]]:
+    """Ask a calibrated judge's model the main question of each item (one at a time, rubric order)
+    and append each raw answer to ``out`` as it comes (so an interrupted collection resumes)."""
+    got: dict[str, dict[str, Any]] = {}
+    model = judge.calibration.model
+    with out.open("a", encoding="utf-8") as fh:
+        for item in sorted(items, key=lambda i: (i.rubric, i.id)):
+            rubric = rubrics.load(item.rubric)
+            raw, verdict = await judge.model_answers(rubric, item.fields, subset="judge-fit", sample_id=item.id)
+            if raw is not None:
+                got[item.id] = raw
+                fh.write(json.dumps({"id": item.id, "rubric": item.rubric, "rubric_hash": rubric.hash,
+                                     "model": model, "raw": raw}, ensure_ascii=False) + "\n")
+                fh.flush()
+            if progress is not None:
+                progress(1)
+    return got
 
 
 def set_fingerprint() -> str:
@@ -244,7 +275,7 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
         figures["rubrics"] = {r: f"{rubrics.load(r).ref}#{rubrics.load(r).hash}"
                               for r in sorted({o.item.rubric for o in outs})}
         families[fam] = figures
-    fresh = [o for o in outcomes if not o.cached]
+    fresh = [o for o in outcomes if o.model_asked and not o.cached]
     return {
         "judge": judge_id,
         "split": split,
@@ -252,7 +283,8 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
         "calibration_set": set_fingerprint(),
         "n": len(outcomes),
         "calls": len(fresh),
-        "cached": sum(o.cached for o in outcomes),
+        "cached": sum(o.model_asked and o.cached for o in outcomes),  # recorded or cached model answers
+        "by_rule": sum(not o.model_asked for o in outcomes),  # decided without the model
         "calls_per_second": _r(len(fresh) / wall_seconds, 3) if fresh and wall_seconds > 0 else None,
         "seconds": round(wall_seconds, 2),
         "validated": sorted(f for f, v in families.items() if v["validated"]),
