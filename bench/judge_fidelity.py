@@ -7,7 +7,11 @@ v2 figure (VocalBench paper, v2 table), and whether the published value lies ins
 Emotion is shown as the semantic-only rate (>= 3) and mean: offline there is no emotion model, and
 the paper publishes only the combined EER.
 
-    python bench/judge_fidelity.py [--judge local] [--n 100] [--subsets LIST] [--shared ../shared/vocalbench]
+    python bench/judge_fidelity.py [--judge local] [--fit FIT] [--n 100] [--subsets LIST] [--shared ../shared/vocalbench]
+
+The LLaMA-Omni replies of the judge calibration set are official outputs too: some of the items
+drawn here may be labelled calibration items (dev or test), so this measures fidelity on the
+official replies, not on unseen ones.
 
 Also prints the judge's calls/s (fresh calls only; cached verdicts are free).
 """
@@ -51,6 +55,7 @@ def vocalbench(*args: str) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--judge", default="local")
+    ap.add_argument("--fit", help="a fit from `vocalbench judge-fit` for a calibrated judge")
     ap.add_argument("--n", type=int, default=100, help="items per subset (default 100)")
     ap.add_argument("--shared", type=Path, default=Path(__file__).resolve().parents[1] / ".." / "shared" / "vocalbench")
     ap.add_argument("--keep", type=Path, help="keep the run folder here")
@@ -69,8 +74,8 @@ def main() -> None:
         vocalbench("import", "--format", "official", "--outputs", str(outputs), "--data", str(release),
                    "--lang", "en", "--out", str(run), "--system", "llama-omni", "--quiet")
         t0 = time.perf_counter()
-        vocalbench("score", str(run), "--judge", args.judge, "--asr", "none", "--mos", "none", "--emotion", "none",
-                   "--quiet")
+        vocalbench("score", str(run), "--judge", args.judge, *(["--fit", args.fit] if args.fit else []),
+                   "--asr", "none", "--mos", "none", "--emotion", "none", "--quiet")
         seconds = time.perf_counter() - t0
         summary = json.loads((run / "summary.json").read_text(encoding="utf-8"))
     usage = summary["provenance"].get("judge_usage") or {}  # the ledger, per judge model
@@ -81,7 +86,7 @@ def main() -> None:
           f"llama-omni outputs; scoring took {seconds:.0f} s")
     print(f"judge usage: {json.dumps(usage)}")
     print()
-    print(f"| subset | n | ours | 95 % CI | published (LLaMA-Omni v2) | inside CI |")
+    print("| subset | n | ours | 95 % CI | published (LLaMA-Omni v2) | inside CI |")
     print("|---|---|---|---|---|---|")
     for subset in SUBSETS:
         row = summary["subsets"].get(subset)

@@ -1,18 +1,19 @@
-"""Judge throughput: seconds per verdict of the local judges, side by side in one run.
+"""Judge throughput per rubric family: the rules-first judge beside the model-for-every-item one.
 
-Judges the same K calibration items (one per rubric family, English and Mandarin, test split)
-with each judge, every call fresh (each judge gets its own empty cache). Each judge takes all the
-items in one pass, one judge after the other: judging an item right after another judge asked the
-same prompt would find it in llama.cpp's prefix cache and look faster than it is.
+Judges the same K test items of every rubric family (English and Mandarin) with each judge, every
+call fresh (each judge gets its own empty cache), one judge after the other (an item judged right
+after another judge asked the same prompt would find it in llama.cpp's prefix cache):
 
-- ``local-json``: the model writing a JSON verdict (the judge before calibration);
-- ``local``: the calibrated judge as a run uses it (the main question and the checks its rule weighs);
-- ``local, every check``: the calibrated judge as judge-check uses it (every check).
+- ``rules first``: the local judge as a run uses it now: the family's grader first (settled items
+  and rules over grader features cost no model call), the model where the shipped fit needs it;
+- ``model every item``: the same model asked the rubric's question for every item, its answer
+  mapped by the default rule (what the judge did before rules came first, without its checks);
+- ``local-json`` (``--json``): the model writing a JSON verdict.
 
-    python bench/judge_throughput.py [--k 12]
+    python bench/judge_throughput.py [--k 3] [--json] [--families LIST]
 
-Prints per judge: verdicts, model calls, prompt and completion tokens, seconds per verdict and
-its ratio to ``local-json``. Needs the local llama.cpp server (started on first use).
+Prints per family and judge: verdicts, model calls, seconds per verdict, and the ratio to
+``model every item``. Needs the local llama.cpp server (started on first use).
 """
 
 from __future__ import annotations
@@ -24,74 +25,74 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-JUDGES = ("local-json", "local", "local, every check")
 
-
-async def measure(k: int) -> None:
+async def measure(k: int, with_json: bool, families: set[str] | None) -> None:
     from vocalbench.components.cache import ResultCache
     from vocalbench.components.calibration import load_items
-    from vocalbench.components.judges import local_judge, local_json_judge
-    from vocalbench.scoring import rubrics
+    from vocalbench.components.judges import UNFITTED, local_json_judge, local_judge
+    from vocalbench.scoring import graders, rubrics
 
-    picked, seen = [], set()
+    picked: dict[str, list[Any]] = {}
     for item in load_items("test"):
-        if item.family not in seen:
-            seen.add(item.family)
-            picked.append(item)
-    picked = picked[:k]
+        if families is None or item.family in families:
+            if len(picked.setdefault(item.family, [])) < k:
+                picked[item.family].append(item)
+    names = ["rules first", "model every item", *(["local-json"] if with_json else [])]
+    seconds: dict[tuple[str, str], list[float]] = {}
+    calls: dict[tuple[str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
-        calls: dict[str, list[dict]] = {name: [] for name in JUDGES}
+        judges = {"rules first": local_judge(cache=ResultCache(Path(tmp) / "a.sqlite")),
+                  "model every item": local_judge(fit=UNFITTED, cache=ResultCache(Path(tmp) / "b.sqlite")),
+                  "local-json": local_json_judge(cache=ResultCache(Path(tmp) / "c.sqlite"))}
+        for name in names:
+            judge = judges[name]
+            chat = judge.llm.chat
+            count = 0
 
-        def booker(name: str):
-            return lambda record: calls[name].append(record)
+            async def counted(*args: Any, _chat: Any = chat, **kwargs: Any) -> Any:
+                nonlocal count
+                count += 1
+                return await _chat(*args, **kwargs)
 
-        judges = {
-            "local-json": local_json_judge(cache=ResultCache(Path(tmp) / "a.sqlite"), on_call=booker("local-json")),
-            "local": local_judge(cache=ResultCache(Path(tmp) / "b.sqlite"), on_call=booker("local")),
-            "local, every check": local_judge(cache=ResultCache(Path(tmp) / "c.sqlite"), ask_every_check=True,
-                                              on_call=booker("local, every check")),
-        }
-        requests = {name: 0 for name in JUDGES}
-        seconds: dict[str, list[float]] = {name: [] for name in JUDGES}
-        for name in JUDGES:
-            for item in picked:
-                rubric = rubrics.load(item.rubric)
-                judge = judges[name]
-                llm = judge.llm
-                chat = llm.chat
-                count = 0
-
-                async def counted(*args, _chat=chat, **kwargs):
-                    nonlocal count
-                    count += 1
-                    return await _chat(*args, **kwargs)
-
-                llm.chat = counted  # type: ignore[method-assign]
-                t0 = time.perf_counter()
-                verdict = await judge.evaluate(rubric, item.fields, subset="bench", sample_id=item.id)
-                seconds[name].append(time.perf_counter() - t0)
-                llm.chat = chat  # type: ignore[method-assign]
-                requests[name] += count
-                print(f"{item.family:30s} {name:20s} {seconds[name][-1]:6.1f} s  {count} call(s)  "
-                      f"value {verdict.value}", file=sys.stderr, flush=True)
-    base = statistics.mean(seconds["local-json"])
-    print(f"\n{len(picked)} calibration items (one per family), every call fresh\n")
-    print("| judge | verdicts | model calls | prompt tokens | completion tokens | s / verdict (mean) | median | × local-json |")
-    print("|---|---|---|---|---|---|---|---|")
-    for name in JUDGES:
-        rows = calls[name]
-        prompt = sum(r.get("prompt_tokens") or 0 for r in rows)
-        completion = sum(r.get("completion_tokens") or 0 for r in rows)
-        mean = statistics.mean(seconds[name])
-        print(f"| {name} | {len(seconds[name])} | {requests[name]} | {prompt} | {completion} | {mean:.2f} | "
-              f"{statistics.median(seconds[name]):.2f} | {mean / base:.2f} |")
+            judge.llm.chat = counted  # type: ignore[method-assign]
+            for fam, items in picked.items():
+                for item in items:
+                    rubric = rubrics.load(item.rubric)
+                    evidence = graders.grade(item.rubric, item.fields, item.meta) if name == "rules first" else None
+                    before, t0 = count, time.perf_counter()
+                    verdict = await judge.evaluate(rubric, item.fields, subset="bench", sample_id=item.id,
+                                                   evidence=evidence)
+                    seconds.setdefault((fam, name), []).append(time.perf_counter() - t0)
+                    calls[(fam, name)] = calls.get((fam, name), 0) + count - before
+                    print(f"{fam:30s} {name:17s} {seconds[(fam, name)][-1]:6.2f} s {count - before} call(s) "
+                          f"value {verdict.value}", file=sys.stderr, flush=True)
+            judge.llm.chat = chat  # type: ignore[method-assign]
+    print(f"\n{k} test items per family, every call fresh\n")
+    print("| family | " + " | ".join(f"{n}: s/verdict (calls)" for n in names) + " | rules first × model every item |")
+    print("|---|" + "---|" * (len(names) + 1))
+    totals = {n: [] for n in names}
+    for fam in picked:
+        cells = []
+        for n in names:
+            totals[n] += seconds[(fam, n)]
+            cells.append(f"{statistics.mean(seconds[(fam, n)]):.2f} ({calls[(fam, n)]})")
+        ratio = statistics.mean(seconds[(fam, names[0])]) / statistics.mean(seconds[(fam, names[1])])
+        print(f"| {fam} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+    means = {n: statistics.mean(v) for n, v in totals.items()}
+    print("| **all** | " + " | ".join(f"{means[n]:.2f} ({sum(c for (f, m), c in calls.items() if m == n)})"
+                                     for n in names) + f" | {means[names[0]] / means[names[1]]:.2f} |")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--k", type=int, default=12, help="items (one per rubric family; default 12)")
-    asyncio.run(measure(ap.parse_args().k))
+    ap.add_argument("--k", type=int, default=3, help="test items per rubric family (default 3)")
+    ap.add_argument("--json", action="store_true", help="also the JSON-writing judge (local-json)")
+    ap.add_argument("--families", help="comma-separated rubric families (default: all)")
+    args = ap.parse_args()
+    families = {f.strip() for f in args.families.split(",")} if args.families else None
+    asyncio.run(measure(args.k, args.json, families))
 
 
 if __name__ == "__main__":

@@ -18,26 +18,10 @@ import time
 from pathlib import Path
 
 from vocalbench.components.calibrated_judge import CalibratedJudge, Calibration
-from vocalbench.components.calibration import CalibrationItem, load_items
+from vocalbench.components.calibration import load_items
 from vocalbench.components.llm import OpenAIChat
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.calibration_fit import DevItem, settles
-from vocalbench.scoring.judge_check import evidence_of
-
-_SETTLING: dict[str, bool] = {}
-
-
-def settled_by_grader(item: CalibrationItem, dev: list[CalibrationItem]) -> bool:
-    """True when the item's grader settles it and the family's settled verdicts pass the fit's bar
-    on the dev labels (such items never reach the model in a run)."""
-    evidence = evidence_of(item)
-    if evidence is None or evidence.verdict is None:
-        return False
-    if item.family not in _SETTLING:
-        fam = [d for d in dev if d.family == item.family]
-        dev_items = [DevItem(d.family, rubrics.load(d.rubric).kind, d.label, None, evidence_of(d), d.qid) for d in fam]
-        _SETTLING[item.family] = bool(dev_items) and settles(dev_items)[0]
-    return _SETTLING[item.family]
+from vocalbench.scoring.calibration_fit import needing_the_model
 
 
 async def main_async(args: argparse.Namespace) -> None:
@@ -52,9 +36,8 @@ async def main_async(args: argparse.Namespace) -> None:
                 if rec["raw"] is not None and (args.main_only or None not in rec["raw"]["checks"]):
                     done.add((rec["id"], rec["rubric_hash"]))
     todo = [i for i in items if (i.id, rubrics.load(i.rubric).hash) not in done]
-    if args.skip_settled:
-        dev = load_items("dev")
-        todo = [i for i in todo if not settled_by_grader(i, dev)]
+    if args.skip_settled:  # items a settling grader decides never reach the model
+        todo = needing_the_model(todo, load_items("dev"))
     # scale families first, then by rubric (a server reuses the rubric's prompt prefix)
     todo.sort(key=lambda i: (rubrics.load(i.rubric).kind != "scale", i.rubric, i.split, i.id))
     llm = OpenAIChat(args.model, args.base_url, timeout=900.0)

@@ -83,9 +83,11 @@ def test_leaderboard_shows_judge_validity(page: Any, report: Path) -> None:
     section = page.locator("#section-en .judge-validity")
     assert section.count() >= 2
     alpha = section.filter(has_text="scripted:alpha")
-    assert alpha.locator("ul.warn li").first.inner_text().startswith("creativity: judged numbers not validated")
+    assert alpha.locator("ul.warn li").first.inner_text().startswith("creativity: not measured by this judge")
     assert alpha.locator("tr.bad td").first.inner_text() == "creativity_en"
     assert alpha.locator("tr.ok td").first.inner_text() == "safety_en"
+    cells = alpha.locator("tr.ok td").all_inner_texts()
+    assert cells[2] == "κ 0.71 [0.60, 0.80], bias 3.0 pt" and cells[3] == "llama-omni 0.65 (n 60), authored 0.75 (n 80)"
     assert alpha.locator(".badge.warn").count() == 0
     cascade = section.filter(has_text="offline-cascade")
     assert "same model as the system under test" in cascade.locator(".badge.warn").inner_text()

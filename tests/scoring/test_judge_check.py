@@ -180,6 +180,8 @@ def test_run_validity_names_unvalidated_subsets(tmp_path, monkeypatch):
     save_check(_report(judge, {"safety_en": 0.0, "reasoning_binary_en": 0.5}))
     v = judge_validity(judge, {"safety": ["safety_en"], "reasoning": ["reasoning_binary_en", "reasoning_open_en"]})
     assert v.families["safety_en"]["status"] == "validated"
+    assert v.families["safety_en"]["kappa_ci95"] == (1.0, 1.0) or v.families["safety_en"]["kappa_ci95"] == [1.0, 1.0]
+    assert sum(f["n"] for f in v.families["safety_en"]["by_source"].values()) == 120
     assert v.families["reasoning_binary_en"]["status"] == "below the bar"
     assert v.families["reasoning_open_en"]["status"] == "not checked"
     assert set(v.warnings) == {"reasoning"}

@@ -151,6 +151,16 @@ def repeat_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     return rows
 
 
+def _check_figure(fig: dict[str, Any]) -> str:
+    """A family's judge-check figure with its 95 % interval: "κ 0.62 [0.51, 0.72], bias 2.1 pt"."""
+    stat, sym, ci = ("kappa", "κ", fig.get("kappa_ci95")) if "kappa" in fig else ("spearman", "ρ", fig.get("spearman_ci95"))
+    if stat not in fig:
+        return "—"
+    interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+    tail = f"bias {fig.get('bias')} pt" if stat == "kappa" else f"mean diff {fig.get('mean_diff')}"
+    return f"{sym} {fig[stat]}{interval}, {tail}"
+
+
 def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     """Per run of ``lang``: its judge, the latest judge-check figures of the rubric families it
     used, the subsets whose judged numbers are not validated, and the same-model warning."""
@@ -163,14 +173,10 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
             continue
         families = []
         for fam, fig in sorted(v.families.items()):
-            if "kappa" in fig:
-                figure = f"κ {fig['kappa']}, bias {fig.get('bias')} pt"
-            elif "spearman" in fig:
-                figure = f"ρ {fig['spearman']}, mean diff {fig.get('mean_diff')}"
-            else:
-                figure = "—"
-            families.append({"family": fam, "status": fig.get("status", ""), "figure": figure,
-                             "n": fig.get("n"), "validated": bool(fig.get("validated"))})
+            families.append({"family": fam, "status": fig.get("status", ""), "figure": _check_figure(fig),
+                             "n": fig.get("n"), "validated": bool(fig.get("validated")),
+                             "sources": ", ".join(f"{src} {f.get('kappa', f.get('spearman'))} (n {f['n']})"
+                                                  for src, f in fig.get("by_source", {}).items())})
         out.append({"label": r.label, "judge": v.judge, "checked_at": v.checked_at or "never",
                     "families": families, "warnings": v.unvalidated_subsets, "same_model": v.same_model_as_system})
     return out

@@ -371,8 +371,11 @@ def judge_validity(judge_id: str, rubrics_by_subset: Mapping[str, Iterable[str]]
             elif set(fig.get("rubrics", {}).values()) - _current_hashes(fam):
                 entry = {"validated": False, "status": "rubric changed since the check"}
             else:
-                keys = ("n", "kappa", "bias", "spearman", "mean_diff", "mae", "agreement", "validated", "criterion")
+                keys = ("n", "kappa", "kappa_ci95", "bias", "spearman", "spearman_ci95", "mean_diff", "mae",
+                        "agreement", "model_calls", "validated", "criterion")
                 entry = {k: fig[k] for k in keys if k in fig}
+                stat = "kappa" if "kappa" in fig else "spearman"
+                entry["by_source"] = {src: {"n": f["n"], stat: f.get(stat)} for src, f in fig.get("by_source", {}).items()}
                 entry["status"] = "validated" if fig["validated"] else "below the bar"
             validity.families[fam] = entry
             if not entry["validated"] and subset not in validity.warnings:
