@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from vocalbench import audio
-from vocalbench.build import perturb as P
+from vocalbench.construct import perturb as P
 
 SENTENCES = [
     "What should I pack for a weekend camping trip in the mountains?",
@@ -103,8 +103,8 @@ def bench_perturb(n: int) -> dict[str, float]:
 
 
 def bench_synthesis(n: int) -> None:
-    from vocalbench.build.items import Item
-    from vocalbench.build.pipeline import BuildOptions, build
+    from vocalbench.construct.items import Item
+    from vocalbench.construct.pipeline import BuildOptions, build
 
     rows = [Item(subset="single_round", lang="en", question=s, category="Suggestion") for s in SENTENCES[:n]]
     rows += [Item(subset="chinese_knowledge", lang="zh", question=q, answer="-")

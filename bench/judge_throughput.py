@@ -31,7 +31,7 @@ JUDGES = ("local-json", "local", "local, every check")
 async def measure(k: int) -> None:
     from vocalbench.components.cache import ResultCache
     from vocalbench.components.calibration import load_items
-    from vocalbench.components.judge import local_judge, local_json_judge
+    from vocalbench.components.judges import local_judge, local_json_judge
     from vocalbench.scoring import rubrics
 
     picked, seen = [], set()

@@ -169,7 +169,7 @@ def bench_rescore(run: Path, spec: str, repeat: int) -> dict[str, float]:
             return len(list(store.samples())) + len(store.replies()) + len(store.scores())
 
     def rescore() -> dict[str, Any]:
-        return score_run_sync(run, cfg, progress=False)
+        return score_run_sync(run, cfg, progress=False).to_dict()
 
     rescore()  # warm the OS file cache and the imports the same way for both
     t_load, records = timed(load_store, repeat)

@@ -7,21 +7,25 @@ from pathlib import Path
 
 import pytest
 
-from vocalbench.config import RunConfig
+from vocalbench.config import RunConfig, saved_records
 
 
 def test_options_not_given_take_the_config_defaults_and_policies() -> None:
-    local = RunConfig.for_system("offline", system="offline", judge=None, max_attempts=None)
+    local = RunConfig.from_options(system="offline", judge=None, max_attempts=None)
     assert (local.concurrency, local.max_reply_tokens, local.judge, local.max_attempts) == (1, 64, "local", 4)
-    net = RunConfig.for_system("openai-audio:gpt-4o", system="openai-audio:gpt-4o", concurrency=3)
+    net = RunConfig.from_options(system="openai-audio:gpt-4o", concurrency=3)
     assert (net.concurrency, net.max_reply_tokens) == (3, 1024)
+    # one source of the system kind's defaults: a config built directly agrees with the flags' one
+    assert RunConfig(system="offline") == local and RunConfig(system="openai-audio:gpt-4o").concurrency == 8
+    # an imported run records no reply cap (its replies were not generated here)
+    assert RunConfig(system="imported:x", max_reply_tokens=None).max_reply_tokens is None
 
 
 def test_unknown_config_keys_are_an_error(tmp_path: Path) -> None:
     cfg = RunConfig(system="s", judge="none")
     cfg.save(tmp_path, extra={"versions": {"vocalbench": "0.1.0"}, "imported_from": "/x"})
     assert RunConfig.load(tmp_path) == cfg
-    assert cfg.saved_records(tmp_path) == {"versions": {"vocalbench": "0.1.0"}, "imported_from": "/x"}
+    assert saved_records(tmp_path) == {"versions": {"vocalbench": "0.1.0"}, "imported_from": "/x"}
     body = json.loads((tmp_path / "config.json").read_text())
     (tmp_path / "config.json").write_text(json.dumps({**body, "judge_concurency": 4}))
     with pytest.raises(ValueError, match="unknown key.*judge_concurency"):

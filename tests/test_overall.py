@@ -1,4 +1,4 @@
-"""The overall score (METRICS.md): worked example, clarity tables, v1 algebra, missing/partial."""
+"""The overall score (docs/scoring.md): worked example, clarity tables, v1 algebra, missing/partial."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pytest
 import vocalbench
 from vocalbench.scoring.overall import clarity_points, overall_result, overall_score
 
-VOCALNET2_8B = {  # METRICS.md worked example (en, v2): published 76.633
+VOCALNET2_8B = {  # docs/scoring.md worked example (en, v2): published 76.633
     "knowledge": 72.10, "reasoning": 75.0, "creativity": 3.733, "utmos": 4.355, "wer": 4.005,
     "single_round": 4.210, "instruction_following": 53.44, "empathy": 52.8, "safety": 91.50, "robust": 92.728,
 }

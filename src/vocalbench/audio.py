@@ -174,7 +174,7 @@ def float_to_pcm16(x: np.ndarray) -> bytes:
     return (np.clip(x, -1.0, 1.0) * 32767.0).astype("<i2").tobytes()
 
 
-# First audible audio (METRICS.md, latency): the first 10 ms frame whose RMS reaches -50 dBFS
+# First audible audio (docs/scoring.md, Latency): the first 10 ms frame whose RMS reaches -50 dBFS
 # (full scale = 1.0); quieter frames count as silence.
 SILENCE_DBFS = -50.0
 SILENCE_FRAME_S = 0.010

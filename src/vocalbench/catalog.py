@@ -1,29 +1,53 @@
 """The subset catalogue: every subset is declared once, next to its scorer, with :func:`declare`.
 
 A :class:`SubsetSpec` says everything the layers need to know about a subset: the languages it
-exists in (with the official item count), the official fields its records must carry, the metric
-``summary.json`` reports and how it is described, the scorer factory, the dimension it carries and
-the control subset it is compared against. Data loading (order, validation, language detection),
-the scoring engine (which scorer, which subsets first), the dimensions, summary, leaderboard,
-plots and viewer all read these declarations; no other table names subsets.
+exists in (with the official item count), the official fields its records must carry, where its
+files and audio live in a release (:class:`Layout`), how its items cluster for the bootstrap
+(:class:`Clustering`), how it is built, the metric ``summary.json`` reports and how it is
+described, the scorer factory, the dimension it carries and the control subset it is compared
+against. Data loading (order, validation, language detection, output files), construction, the
+scoring engine, the statistics, summary, leaderboard, plots and viewer all read these
+declarations; no other module names a subset.
 
-This module is a leaf (it imports nothing from vocalbench at load). The built-in declarations
-live in :mod:`vocalbench.scoring.subsets`; the first question asked of the catalogue imports that
-package through its name (as the registry's lazy "module:attribute" entries do), so any layer can
-read the catalogue without importing the scoring layer. A new subset declared anywhere (a plugin,
-a test module) is seen by every layer as soon as its module is imported.
+This module is a leaf: it imports nothing from vocalbench. The built-in declarations live in
+:mod:`vocalbench.scoring.subsets`; the package facade (``vocalbench/__init__.py``) registers the
+function that imports them with :func:`on_first_use`, and the first question asked of the
+catalogue runs it, so any layer reads the catalogue without importing the scoring layer. A subset
+declared anywhere else (a plugin, a test module) is seen by every layer once its module is imported.
 """
 
 from __future__ import annotations
 
-import importlib
 import threading
 from collections.abc import Callable, Collection, Mapping
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
-BUILTIN = "vocalbench.scoring.subsets"  # the package whose modules declare the built-in subsets
 LANGS = ("en", "zh")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a subset's items live in a release of one language: the Qid prefix (empty: the subset
+    name) and its number of digits, the folder under ``audio/`` (empty: the subset name) and the
+    records' ``Set`` field (empty: the subset name)."""
+
+    qid: str = ""
+    digits: int = 3
+    audio: str = ""
+    set_name: str = ""
+
+
+@dataclass(frozen=True)
+class Clustering:
+    """How a subset's items group for the bootstrap: items with the same key form one cluster, shared
+    with the subsets of the same ``group`` (default: the subset alone), and clusters are resampled
+    within their group. The key is the item itself (``item``), its trailing question number
+    (``number``: the conditions of one robust question and its clean item) or its first history
+    turn (``history``: the turns of one dialogue). A ``base_id`` in the sample metadata overrides it."""
+
+    by: Literal["item", "number", "history"] = "item"
+    group: str | None = None
 
 
 @dataclass(frozen=True)
@@ -42,10 +66,24 @@ class SubsetSpec:
     prefixes, ending in ``*``) of the judge rubrics its scorer uses.
     ``categories``: the report draws per-category bars of this subset. ``mixed_language``: its
     queries are code-switched (a cascade's ASR detects the language instead of being told).
-    ``loads_control``: selecting this subset also selects its control (robust loads robust_clean).
+    ``loads_control``: selecting this subset also selects its control (robust loads robust_clean),
+    and ``--limit`` keeps its items of the control's kept questions.
     ``timed``: its replies are generated first and timed, and carry the acoustic (UTMOS, WER/PER)
     and latency rows (single_round). ``reuses``: a successful reply of that subset to the same
     question stands for this subset's reply (robust_clean reuses single_round).
+
+    Release layout: ``layouts`` by language (:class:`Layout`); ``output_files``: other names of its
+    file in official model outputs (``json/instruction.json``); ``legacy_ids``: Qid prefixes of
+    outputs from before a rename, mapped onto its items by number (``chat-007``).
+    ``clustering``: how its items cluster for the bootstrap (:class:`Clustering`).
+
+    Construction: ``spoken``: the language its queries are spoken in when it is not the release's
+    (cs_knowledge_en: en). ``dialect``: its queries are spoken in the item's dialect. ``perturbed``:
+    its items are made from its control's by ``build perturb`` (robust). ``clear_voices``: its
+    queries are read by the clearest voices (an exact answer must survive the round trip).
+    ``item_fields``: item fields a build needs beyond the mapped ``required`` ones (dialect).
+    A subset whose control is not ``perturbed`` is built with it: each item also gives the
+    control's record under the same Qid (cs_knowledge_en, dialect_mandarin).
     """
 
     name: str
@@ -66,6 +104,15 @@ class SubsetSpec:
     loads_control: bool = False
     timed: bool = False
     reuses: str | None = None
+    layouts: Mapping[str, Layout] = field(default_factory=dict)
+    output_files: tuple[str, ...] = ()
+    legacy_ids: tuple[str, ...] = ()
+    clustering: Clustering = Clustering()
+    spoken: str | None = None
+    dialect: bool = False
+    perturbed: bool = False
+    clear_voices: bool = False
+    item_fields: tuple[str, ...] = ()
 
     @property
     def langs(self) -> tuple[str, ...]:
@@ -75,9 +122,19 @@ class SubsetSpec:
     def title(self) -> str:
         return self.label or self.name.replace("_", " ").capitalize()
 
+    @property
+    def group(self) -> str:
+        """The bootstrap stratum of its items (:class:`Clustering`)."""
+        return self.clustering.group or self.name
+
+    def layout(self, lang: str) -> Layout:
+        """Its layout in a release of ``lang``, defaults filled in."""
+        given = self.layouts.get(lang, Layout())
+        return Layout(given.qid or self.name, given.digits, given.audio or self.name, given.set_name or self.name)
+
 
 _SPECS: dict[str, SubsetSpec] = {}
-_LOADED = False
+_LOADERS: list[Callable[[], object]] = []
 _LOCK = threading.RLock()
 
 
@@ -97,13 +154,17 @@ def forget(name: str) -> None:
         _SPECS.pop(name, None)
 
 
+def on_first_use(loader: Callable[[], object]) -> None:
+    """Run ``loader`` (which declares subsets) before the next question asked of the catalogue."""
+    with _LOCK:
+        _LOADERS.append(loader)
+
+
 def _load() -> dict[str, SubsetSpec]:
-    global _LOADED
-    if not _LOADED:
+    if _LOADERS:
         with _LOCK:
-            if not _LOADED:
-                _LOADED = True
-                importlib.import_module(BUILTIN)
+            while _LOADERS:
+                _LOADERS.pop(0)()
     return _SPECS
 
 
@@ -180,3 +241,9 @@ def timed() -> list[str]:
 def reusers() -> dict[str, str]:
     """``{subset: the subset whose replies to the same question it reuses}``."""
     return {s.name: s.reuses for s in specs() if s.reuses}
+
+
+def output_files(subset: str) -> tuple[str, ...]:
+    """The names a subset's file may have in official model outputs: its own, then its other names."""
+    spec = find(subset)
+    return (subset, *(spec.output_files if spec is not None else ()))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -36,14 +36,15 @@ class RunConfig(BaseModel):
     emotion: str = "offline"
     protocol: Literal["v2", "v1"] = "v2"
     limit: int | None = Field(default=None, ge=1)
-    concurrency: int = Field(default=4, ge=1)
+    concurrency: int = Field(default_factory=lambda given: _kind_default(given, "concurrency"), ge=1)
     # single_round replies give FCL/RTF: they are generated first, at this concurrency, so queueing
     # in front of a local single-slot model does not count as latency
     latency_concurrency: int = Field(default=1, ge=1)
     judge_concurrency: int = Field(default=2, ge=1)
     executor: Literal["local", "ray"] = "local"
     ray_address: str | None = None
-    max_reply_tokens: int = Field(default=160, ge=8)
+    # None on an imported run: no cap applied (the replies were not generated here)
+    max_reply_tokens: int | None = Field(default_factory=lambda given: _kind_default(given, "max_reply_tokens"), ge=8)
     error_threshold: float = Field(default=0.5, gt=0, le=1)  # stop generating past this failed share
     error_min_count: int = Field(default=10, ge=1)  # ...once at least this many samples finished
     max_attempts: int = Field(default=4, ge=1)  # per sample: 1 try + retries (429, 5xx, timeouts, broken streams)
@@ -88,21 +89,23 @@ class RunConfig(BaseModel):
         except ValidationError as exc:
             raise ConfigError(f"{p}: {validation_message(exc)}") from None
 
-    def saved_records(self, run_dir: str | Path) -> dict[str, object]:
-        """The :data:`RECORD_KEYS` already in ``RUN/config.json`` (kept when the config is rewritten)."""
-        p = Path(run_dir) / "config.json"
-        body = _read_body(p) if p.exists() else {}
-        return {k: v for k, v in body.items() if k in RECORD_KEYS}
-
     @classmethod
-    def for_system(cls, spec: str, **given: object) -> RunConfig:
-        """A config for a run of system ``spec`` from the options given (None: not given). Options not
-        given take the field defaults, except the two that depend on the kind of system:
-        ``concurrency`` and ``max_reply_tokens`` (see :func:`default_concurrency`)."""
-        options = {k: v for k, v in given.items() if v is not None}
-        options.setdefault("concurrency", default_concurrency(spec))
-        options.setdefault("max_reply_tokens", default_reply_cap(spec))
-        return cls.model_validate(options)
+    def from_options(cls, **given: object) -> RunConfig:
+        """A config from the options given (None: not given, so the default applies, the system
+        kind's for ``concurrency`` and ``max_reply_tokens``)."""
+        return cls.model_validate({k: v for k, v in given.items() if v is not None})
+
+
+def saved_records(run_dir: str | Path) -> dict[str, object]:
+    """The :data:`RECORD_KEYS` already in ``RUN/config.json`` (kept when the config is rewritten)."""
+    p = Path(run_dir) / "config.json"
+    body = _read_body(p) if p.exists() else {}
+    return {k: v for k, v in body.items() if k in RECORD_KEYS}
+
+
+def _kind_default(given: dict[str, Any], option: str) -> int:
+    """An option not given takes the default of the kind of system under test (:func:`system_defaults`)."""
+    return system_defaults(str(given.get("system", "")))[option]
 
 
 def _read_body(p: Path) -> dict[str, object]:
@@ -132,14 +135,21 @@ def is_local_system(system: str) -> bool:
     return system == "offline" or system.startswith("cascade:")
 
 
-def default_concurrency(system: str) -> int:
-    """Samples in flight: 1 for the local cascades (more would only queue), 8 for network systems."""
-    return 1 if is_local_system(system) else 8
+def system_defaults(system: str) -> dict[str, int]:
+    """The options that depend on the kind of system, the one place they are decided: samples in
+    flight (1 for the local cascades, whose one llama.cpp slot and CPU gain nothing from more; 8 for
+    network systems) and the reply token cap (64 for the local cascades, which keeps the built-in run
+    short on a CPU; 1024 for network systems)."""
+    local = is_local_system(system)
+    return {"concurrency": 1 if local else 8, "max_reply_tokens": LOCAL_REPLY_CAP if local else NETWORK_REPLY_CAP}
 
 
-def default_reply_cap(system: str) -> int:
-    """Reply token cap: 64 for the local cascades (keeps the built-in run short on a CPU), else 1024."""
-    return LOCAL_REPLY_CAP if is_local_system(system) else NETWORK_REPLY_CAP
+OFF = ("none", "off")  # component SPECs that turn the component off
+
+
+def is_off(spec: str | None) -> bool:
+    """Whether a component SPEC turns the component off (``none`` or ``off``)."""
+    return spec is not None and spec.strip() in OFF
 
 
 def cache_dir() -> Path:

@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 from conftest import write_release  # type: ignore[import-not-found]
 
+from vocalbench import catalog
 from vocalbench.data import available_subsets, load_samples
-from vocalbench.data.official import SUBSETS_EN, SUBSETS_ZH, DataError
+from vocalbench.data.official import DataError
 
 
 def test_every_official_subset_loads_with_its_count(shared: Path) -> None:
-    for lang, table in (("en", SUBSETS_EN), ("zh", SUBSETS_ZH)):
+    for lang, table in (("en", catalog.counts("en")), ("zh", catalog.counts("zh"))):
         samples = load_samples(str(shared), lang)
         counts = Counter(s.subset for s in samples)
         expected = {k: v for k, v in table.items() if v is not None}
@@ -26,7 +27,7 @@ def test_every_official_subset_loads_with_its_count(shared: Path) -> None:
             else:
                 assert [s.index for s in items] == list(range(len(items)))
             assert len({s.id for s in items}) == len(items)
-    assert available_subsets(str(shared), "en") == list(SUBSETS_EN)
+    assert available_subsets(str(shared), "en") == catalog.names("en")
 
 
 def test_fields_are_mapped(shared: Path) -> None:

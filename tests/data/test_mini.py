@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from vocalbench.build import mini, perturb
-from vocalbench.build.items import read_jsonl
+from vocalbench.construct import mini, perturb
+from vocalbench.construct.items import read_jsonl
 
 EXPECTED = {
     "en": {"knowledge", "reasoning", "creativity", "single_round", "multi_round", "instruction_following",

@@ -11,8 +11,9 @@ import pytest
 
 from vocalbench.cli import main
 from vocalbench.report.plots import radar_values, robust_curves
-from vocalbench.report.runs import expand_run_dirs, load_run
+from vocalbench.report.runs import load_run
 from vocalbench.report.site import write_report
+from vocalbench.runner.folder import language_folders
 
 
 def _viewer_data(out: Path) -> dict[str, Any]:
@@ -35,7 +36,7 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
     assert [(x, y, partial) for _, x, y, partial in points] == [(500.0, 61.234, False)] * 2
     html = (out / "leaderboard.html").read_text()
     a = load_run(two_runs[0]).summary
-    assert f'{a["dimensions"]["knowledge"]:.2f}' in html
+    assert f'{a.dimensions["knowledge"]:.2f}' in html
     assert html.count('class="badge"') == 1  # only the run whose components differ from the paper
     assert "61.234" in html
     # CIs come from the item-level bootstrap where it reproduces the summary value ...
@@ -67,8 +68,8 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
 def test_radar_and_robust_curves(two_runs: tuple[Path, Path]) -> None:
     run = load_run(two_runs[0])
     r = radar_values(run)
-    assert r["knowledge"] == pytest.approx(run.summary["dimensions"]["knowledge"] / 100)
-    assert r["creativity"] == pytest.approx(run.summary["dimensions"]["creativity"] / 5)
+    assert r["knowledge"] == pytest.approx(run.summary.dimensions["knowledge"] / 100)  # type: ignore[operator]
+    assert r["creativity"] == pytest.approx(run.summary.dimensions["creativity"] / 5)  # type: ignore[operator]
     assert r["clarity"] == pytest.approx(0.8)  # WER 5.0 -> 8 points of 10
     curves = robust_curves(run)
     assert set(curves) == {"background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion"}
@@ -78,9 +79,9 @@ def test_radar_and_robust_curves(two_runs: tuple[Path, Path]) -> None:
 
 def test_mini_robust_selection_plots_and_scores(run_factory: Any, tmp_path: Path) -> None:
     """The mini set's 12 conditions (2 levels per family): curves, chart and Robust PR all work."""
-    from vocalbench.build.perturb import HEADLINE, mini_conditions
-    from vocalbench.report.measures import build_run_table, parse_level, point_value
-    from vocalbench.report.plots import robustness_chart
+    from vocalbench.construct.perturb import HEADLINE, mini_conditions
+    from vocalbench.report.plots import parse_level, robustness_chart
+    from vocalbench.scoring.graph import point_value
 
     levels: dict[str, list[str]] = {}
     for c in mini_conditions():
@@ -94,7 +95,7 @@ def test_mini_robust_selection_plots_and_scores(run_factory: Any, tmp_path: Path
         family, level = key.split("/")
         x = parse_level(level)[1]  # type: ignore[index]
         pr.append(next(y for xx, y in curves[family] if xx == pytest.approx(x)))
-    assert point_value(build_run_table(run), "subset:robust") == pytest.approx(100 * sum(pr) / 6)
+    assert point_value(run.graph, "subset:robust") == pytest.approx(100 * sum(pr) / 6)
 
 
 def test_robust_curves_from_summary_extra_when_store_has_no_scores(tmp_path: Path) -> None:
@@ -134,7 +135,7 @@ def test_summary_only_run_and_parent_folder(run_factory: Any, tmp_path: Path) ->
     both = tmp_path / "both"
     run_factory(both / "en", system="bi", subsets=("knowledge",))
     run_factory(both / "zh", lang="zh", system="bi", subsets=("reasoning",), xss=False)
-    assert [p.name for p in expand_run_dirs([both])] == ["en", "zh"]
+    assert [p.name for p in language_folders([both])] == ["en", "zh"]
     out = tmp_path / "rep"
     write_report([only, both], out, n_boot=50)
     html = (out / "leaderboard.html").read_text()

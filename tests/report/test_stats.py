@@ -10,16 +10,28 @@ import numpy as np
 import pytest
 
 from vocalbench.cli import main
-from vocalbench.records import Sample, Score
+from vocalbench.records import Sample, Score, Turn
 from vocalbench.report.compare import compare_runs
-from vocalbench.report.measures import build_run_table, clarity_points, parse_level, point_value
+from vocalbench.report.plots import parse_level
 from vocalbench.report.runs import load_run, load_runs
-from vocalbench.report.stats import (
-    bootstrap_mean_ci,
-    bootstrap_p_value,
-    cluster_key,
-)
 from vocalbench.runner.store import RunStore
+from vocalbench.scoring.graph import ClusterTable, cluster_key, point_value
+from vocalbench.scoring.overall import clarity_points_of as clarity_points
+from vocalbench.scoring.stats import interval, p_value, replicate_totals
+
+
+def clustered_mean_ci(values: np.ndarray, n_boot: int, seed: int = 0,
+                      clusters: list[str] | None = None) -> tuple[float, float]:
+    """The engine's clustered CI of a mean (each value its own cluster unless ``clusters`` says)."""
+    table = ClusterTable()
+    for k, v in zip(clusters or [str(i) for i in range(values.size)], values):
+        table.add(k, "all", "sum", v)
+        table.add(k, "all", "n", 1.0)
+    tot = replicate_totals(table.matrix(table.clusters, ["sum", "n"]), resamples=n_boot, seed=seed,
+                           strata=table.strata)
+    ci = interval(tot[:, 0] / tot[:, 1])
+    assert ci is not None
+    return ci
 
 
 def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
@@ -36,17 +48,17 @@ def wilson_interval(successes: int, n: int, z: float = 1.959963984540054) -> tup
 def test_bootstrap_ci_of_bernoulli_mean_matches_wilson() -> None:
     rng = np.random.default_rng(7)
     x = (rng.random(4000) < 0.3).astype(float)
-    lo, hi = bootstrap_mean_ci(x, n_boot=2000, seed=1)  # type: ignore[misc]
+    lo, hi = clustered_mean_ci(x, n_boot=2000, seed=1)
     wl, wh = wilson_interval(int(x.sum()), x.size)
     assert lo == pytest.approx(wl, abs=0.004) and hi == pytest.approx(wh, abs=0.004)
     assert wilson_interval(0, 10)[0] == pytest.approx(0.0, abs=1e-12)
 
 
-def test_singleton_clusters_agree_with_scoring_stats() -> None:
+def test_singleton_clusters_agree_with_the_index_draws() -> None:
     stats = pytest.importorskip("vocalbench.scoring.stats")
     rng = np.random.default_rng(2)
     x = rng.normal(3.5, 1.0, 800)
-    ours = bootstrap_mean_ci(x, n_boot=2000, seed=3)
+    ours = clustered_mean_ci(x, n_boot=2000, seed=3)
     theirs = stats.mean_ci(x, resamples=2000, seed=3, digits=None)
     assert ours[0] == pytest.approx(theirs[0], abs=0.02) and ours[1] == pytest.approx(theirs[1], abs=0.02)
 
@@ -56,26 +68,32 @@ def test_clustered_bootstrap_is_wider_for_correlated_items() -> None:
     base = rng.normal(0, 1, 100)
     x = np.repeat(base, 36) + rng.normal(0, 0.1, 3600)  # 36 near-copies of each base question
     clusters = [f"q{i}" for i in range(100) for _ in range(36)]
-    naive = bootstrap_mean_ci(x, n_boot=1000)
-    clustered = bootstrap_mean_ci(x, n_boot=1000, clusters=clusters)
+    naive = clustered_mean_ci(x, n_boot=1000)
+    clustered = clustered_mean_ci(x, n_boot=1000, clusters=clusters)
     assert (clustered[1] - clustered[0]) > 4 * (naive[1] - naive[0])
 
 
 def test_p_value_conventions() -> None:
-    assert bootstrap_p_value(np.zeros(100), 0.0) == 1.0
-    assert bootstrap_p_value(np.full(999, 2.0), 2.0) == pytest.approx(1 / 1000)
+    assert p_value(np.zeros(100), 0.0) == 1.0
+    assert p_value(np.full(999, 2.0), 2.0) == pytest.approx(1 / 1000)
     d = np.random.default_rng(0).normal(0.0, 1.0, 2000)
-    assert 0.3 < bootstrap_p_value(d, 0.3) < 1.0
+    assert 0.3 < p_value(d, 0.3) < 1.0
 
 
 def test_cluster_keys() -> None:
+    def sample(subset: str, sid: str, head: str | None = None, **metadata: str) -> Sample:
+        history = [Turn(role="user", text=head)] if head else []
+        return Sample(id=sid, subset=subset, lang="en", index=1, history=history, metadata=metadata)
+
     assert cluster_key("robust", "robust-white_noise-snr_-5-007") == cluster_key("robust_clean", "robust-007")
     assert cluster_key("robust_clean", "robust_clean-007") == "robust:7"
     assert cluster_key("cs_knowledge", "codeswitching_knowledge-003") == cluster_key(
         "cs_knowledge_en", "codeswitching_knowledge-003")
-    assert cluster_key("multi_round", "multi_round-001", "Hello") == cluster_key("multi_round", "multi_round-002", "hello ")
+    assert cluster_key("multi_round", "multi_round-001", sample("multi_round", "multi_round-001", "Hello")) == \
+        cluster_key("multi_round", "multi_round-002", sample("multi_round", "multi_round-002", "hello "))
     assert cluster_key("knowledge", "knowledge-0001") != cluster_key("knowledge", "knowledge-0002")
-    assert cluster_key("knowledge", "k-1", metadata={"base_id": "x"}) == cluster_key("knowledge", "k-2", metadata={"base_id": "x"})
+    assert cluster_key("knowledge", "k-1", sample("knowledge", "k-1", base_id="x")) == \
+        cluster_key("knowledge", "k-2", sample("knowledge", "k-2", base_id="x"))
 
 
 def test_level_parsing_and_clarity_points() -> None:
@@ -90,12 +108,11 @@ def test_level_parsing_and_clarity_points() -> None:
 
 def test_measures_reproduce_the_summary_means(two_runs: tuple[Path, Path]) -> None:
     run = load_run(two_runs[0])
-    rt = build_run_table(run)
-    subsets = run.summary["subsets"]
+    subsets = run.summary.subsets
     for s in ("knowledge", "reasoning", "creativity", "instruction_following", "safety", "emotion"):
-        assert point_value(rt, f"subset:{s}") == pytest.approx(subsets[s]["value"], abs=1e-3), s
-    assert point_value(rt, "dimension:wer") == pytest.approx(5.0)  # corpus: 20 x 1 / 20 x 20
-    assert "overall" in rt.stats
+        assert point_value(run.graph, f"subset:{s}") == pytest.approx(subsets[s].value, abs=1e-3), s
+    assert point_value(run.graph, "dimension:wer") == pytest.approx(5.0)  # corpus: 20 x 1 / 20 x 20
+    assert "overall" in run.graph.stats
 
 
 def test_compare_run_with_itself_is_zero_with_p_one(two_runs: tuple[Path, Path]) -> None:
@@ -145,6 +162,6 @@ def test_compare_command_writes_json(two_runs: tuple[Path, Path], tmp_path: Path
     body = json.loads(out.read_text())
     assert body["difference"] == "A - B" and body["n_boot"] == 300
     k = next(r for r in body["rows"] if r["name"] == "subset:knowledge")
-    assert k["a"] == pytest.approx(load_run(two_runs[0]).summary["subsets"]["knowledge"]["value"], abs=1e-3)
+    assert k["a"] == pytest.approx(load_run(two_runs[0]).summary.subsets["knowledge"].value, abs=1e-3)
     assert "paired bootstrap" in capsys.readouterr().out
     assert main(["compare", str(two_runs[0]), str(tmp_path / "nope")]) == 2

@@ -33,7 +33,7 @@ def comparable(run: Path) -> tuple[dict, dict]:
     """(replies without timings, summary without timing fields) of a run."""
     from vocalbench.scoring.engine import score_run_sync
 
-    summary = score_run_sync(run, RunConfig.load(run), progress=False)
+    summary = score_run_sync(run, RunConfig.load(run), progress=False).to_dict()
     with RunStore(run) as store:
         replies = {k: (r.text, r.audio_duration, r.error, r.source) for k, r in store.replies().items()}
     return replies, {k: summary[k] for k in ("subsets", "dimensions", "overall")}

@@ -14,8 +14,9 @@ import pytest
 from engine_fake_judge import FakeJudgeServer
 from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, shared, summary  # noqa: F401
 
+from vocalbench.components import resolve_evaluator
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.plan import PlanningJudge, count_tokens, offline_judge, parse_price
+from vocalbench.scoring.plan import PlanningJudge, count_tokens, parse_price
 
 
 def _import(shared: Path, run: Path) -> None:
@@ -70,7 +71,7 @@ def test_local_judge_is_planned_per_question_without_a_server(shared, tmp_path, 
 
 
 async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
-    judge = PlanningJudge(offline_judge("local"))
+    judge = PlanningJudge(resolve_evaluator("judge", "local", lazy=True))  # starts no server
     rubric = rubrics.load("single_round_en")
     v = await judge.evaluate(rubric, {"question": "What is a cat?", "reply": "A small feline."}, subset="single_round",
                              sample_id="q1")
@@ -82,7 +83,6 @@ async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
     await judge.evaluate(binary, {"question": "2+2?", "reference": "4", "reply": "four"}, subset="reasoning",
                          sample_id="q2")
     assert judge.rows["reasoning"].requests == 1
-    assert offline_judge("none") is None
 
 
 def test_token_estimate_and_price():

@@ -12,7 +12,7 @@ from vocalbench.config import RunConfig
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import compute, preserve_rate
 from vocalbench.scoring.stats import mean_ci, ratio_ci
-from vocalbench.scoring.summary import build_summary, is_paper, write_summary
+from vocalbench.scoring.summary import Summary, build_summary, is_paper, write_summary
 
 
 def row(value: float | None, metric: str = "accuracy", complete: bool = True, ci: tuple[float, float] | None = None,
@@ -66,7 +66,8 @@ def test_summary_rows_follow_the_schema(tmp_path: Path) -> None:
                                          {"word_boundary_accuracy": 53.0}, {}),
                "emotion": SubsetResult("eer", 30.0, 500, 480, 20, 3, False, None, {}, {"emotion_model_unavailable": 20}),
                "fcl_ms": SubsetResult("fcl_ms", 283.19, 200, 200, 0, 0, True, None, {"p90": 400.0})}
-    s = build_summary(cfg, results)
+    summary = build_summary(cfg, results)
+    s = summary.to_dict()
     assert list(s["subsets"]) == ["knowledge", "emotion", "fcl_ms"]
     assert s["subsets"]["knowledge"] == {"metric": "accuracy", "value": 54.6, "n": 2000, "scored": 2000,
                                          "unscored": 0, "system_errors": 0, "complete": True, "ci95": [52.4, 56.8],
@@ -77,10 +78,11 @@ def test_summary_rows_follow_the_schema(tmp_path: Path) -> None:
     assert s["provenance"]["leaderboard_comparable"] is False
     paper = RunConfig(asr="paper:/m/whisper", mos="paper", emotion="paper:/m/e2v",
                       judge="openai:qwen-max-2025-01-25@https://dashscope.example/v1")
-    assert build_summary(paper, results)["provenance"]["leaderboard_comparable"] is True
+    assert build_summary(paper, results).provenance.leaderboard_comparable is True
     assert not is_paper("judge", "openai:qwen-plus@x") and is_paper("mos", "paper")
-    write_summary(tmp_path, s)
+    write_summary(tmp_path, summary)
     assert json.loads((tmp_path / "summary.json").read_text()) == s
+    assert Summary.load(tmp_path / "summary.json").to_dict() == s  # typed both ways
 
 
 def test_markdown_leaderboard_en_and_zh(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -109,6 +111,6 @@ def test_markdown_leaderboard_en_and_zh(tmp_path: Path, capsys: pytest.CaptureFi
     assert "| sys-B | emotion | 20.000 | 10 | 9 | 1 | 0 | no |" in text
     with pytest.raises(ValueError, match="no summary.json"):
         write_markdown([tmp_path / "missing"], tmp_path / "x.md")
-    print_table(json.loads((runs[1] / "summary.json").read_text()))
+    print_table(Summary.load(runs[1] / "summary.json"))
     shown = capsys.readouterr().out
     assert "sys-B" in shown and "partial 71.35 of 90" in shown

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
+from vocalbench import catalog
 from vocalbench.cli import main
 from vocalbench.commands.list_parts import rows
-from vocalbench.data.official import SUBSETS_EN, SUBSETS_ZH
 
 
 def test_subsets_per_language() -> None:
     en, zh = rows("subsets", "en"), rows("subsets", "zh")
-    assert [r["subset"] for r in en] == list(SUBSETS_EN) and [r["subset"] for r in zh] == list(SUBSETS_ZH)
+    assert [r["subset"] for r in en] == catalog.names("en") and [r["subset"] for r in zh] == catalog.names("zh")
     assert next(r for r in en if r["subset"] == "knowledge")["items"] == 2000
     assert next(r for r in zh if r["subset"] == "dialect")["items"] is None  # our own set, no public data
     assert all(r["scoring"] for r in en + zh)

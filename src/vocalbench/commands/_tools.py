@@ -12,13 +12,13 @@ from vocalbench.components.base import ComponentError, ComponentUnavailable
 
 
 def resolve_or_exit(kind: str, spec: str, **opts: Any) -> Any:
-    """``components.resolve`` with setup problems turned into one-line CLI errors."""
-    from vocalbench.components import resolve
-    from vocalbench.errors import CliError, MissingDependency
+    """``components.resolve_evaluator`` with setup problems turned into one-line CLI errors."""
+    from vocalbench.components import resolve_evaluator
+    from vocalbench.errors import CliError
 
     try:
-        return resolve(kind, spec, **opts)
-    except (MissingDependency, ComponentUnavailable, ValueError) as exc:
+        return resolve_evaluator(kind, spec, **opts)
+    except ComponentUnavailable as exc:
         raise CliError(f"{kind} '{spec}': {exc}") from exc
 
 

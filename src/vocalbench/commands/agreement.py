@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vocalbench.report.agreement import AgreementError, HumanCsvError, agreement_report
-    from vocalbench.report.runs import RunFolderError
+    from vocalbench.runner.folder import RunFolderError
 
     try:
         agreement_report(args.run, args.human, args.pair_run, args.judge_b, args.out, show=not args.quiet)

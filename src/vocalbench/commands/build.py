@@ -22,7 +22,9 @@ def _floats(text: str) -> list[float]:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from vocalbench.build.perturb import CONDITION_SETS
+    from vocalbench.construct.perturb import CONDITION_SETS, perturbed_subset
+
+    target = perturbed_subset()
 
     conditions_help = ("robust conditions to generate: all (the 36 of the release, default) or mini "
                        "(the 6 headline conditions + the mildest level of each family, 12)")
@@ -60,10 +62,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     rv.add_argument("--attempt", type=int, help="with --accept: use this attempt instead of the best one")
     rv.add_argument("--note", default="", help="a note stored with the decision")
     rv.add_argument("--list", action="store_true", help="list the queue and exit")
-    pt = sub.add_parser("perturb", help="generate the robust conditions from robust_clean",
-                        description="generate the robust conditions (36, or a selection) from robust_clean")
-    pt.add_argument("--data", required=True, help="a built folder holding json/robust_clean.json")
-    pt.add_argument("--subset", default="robust", choices=["robust"], help="the subset to generate")
+    pt = sub.add_parser("perturb", help=f"generate the {target.name} conditions from {target.control}",
+                        description=f"generate the {target.name} conditions (36, or a selection) from {target.control}")
+    pt.add_argument("--data", required=True, help=f"a built folder holding json/{target.control}.json")
+    pt.add_argument("--subset", default=target.name, choices=[target.name], help="the subset to generate")
     pt.add_argument("--noise", help="folder of noise recordings for background_noise (default: synthetic babble)")
     pt.add_argument("--seed", type=int, default=0)
     pt.add_argument("--lang", choices=["en", "zh"], help="level naming (default: from the build manifest)")
@@ -85,14 +87,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    from vocalbench.build.pipeline import BuildOptions, build_from_items, build_result
+    from vocalbench.config import is_off
+    from vocalbench.construct.perturb import perturbed_subset
+    from vocalbench.construct.pipeline import BuildOptions, build_from_items, build_result
     from vocalbench.errors import CliError
 
     if not args.items or not args.out:
         raise CliError("build needs --items ITEMS and --out DATA (or an action: review, perturb)")
     opts = BuildOptions(
-        tts=args.tts, asr=args.asr, mos=None if args.mos in ("none", "off") else args.mos,
-        emotion=None if args.emotion in ("none", "off") else args.emotion,
+        tts=args.tts, asr=args.asr, mos=None if is_off(args.mos) else args.mos,
+        emotion=None if is_off(args.emotion) else args.emotion,
         voices=[v.strip() for v in args.voices.split(",")] if args.voices else None, speeds=args.speeds,
         seed=args.seed, max_attempts=args.max_attempts, workers=max(1, args.workers),
         max_error={"en": args.max_wer, "zh": args.max_cer, "mixed": args.max_mer}, homophones=args.homophones,
@@ -104,13 +108,13 @@ def _build(args: argparse.Namespace) -> int:
     if result["queued"]:
         print(f"{result['queued']} item(s) wait in {Path(args.out) / 'review.jsonl'}: "
               f"vocalbench build review --data {args.out}", file=sys.stderr)
-    if args.perturb and "robust_clean" in manifest["counts"]:
+    if args.perturb and perturbed_subset().control in manifest["counts"]:
         _perturb(args.out, args.noise, args.seed, manifest["build"]["lang"], args.quiet, args.robust_conditions)
     return 0
 
 
 def _perturb(data: str, noise: str | None, seed: int, lang: str | None, quiet: bool, selection: str) -> int:
-    from vocalbench.build.perturb import perturb_release
+    from vocalbench.construct.perturb import perturb_release
 
     print(json.dumps(perturb_release(data, lang=lang, noise_dir=noise, seed=seed, progress=not quiet,
                                      selection=selection)))
@@ -118,7 +122,7 @@ def _perturb(data: str, noise: str | None, seed: int, lang: str | None, quiet: b
 
 
 def _review(args: argparse.Namespace) -> int:
-    from vocalbench.build import review
+    from vocalbench.construct import review
 
     root = Path(args.data)
     queue = review.pending(root)  # fails clearly when DATA holds no build

@@ -21,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vocalbench.report.compare import compare_runs, print_comparison
-    from vocalbench.report.runs import RunFolderError, load_runs
+    from vocalbench.report.runs import load_runs
+    from vocalbench.runner.folder import RunFolderError
 
     if args.n_boot < 1:
         raise CliError("--n-boot must be at least 1")

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vocalbench.runner.folder import RunFolder
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -30,22 +32,16 @@ def price_of(args: argparse.Namespace) -> tuple[float, float] | None:
         raise CliError(str(exc)) from None
 
 
-def show(cfg: Any, *, args: argparse.Namespace, label: str, run_dir: Path | None = None,
+def show(cfg: Any, *, args: argparse.Namespace, label: str, folder: RunFolder,
          samples: list[Any] | None = None, subsets: list[str] | None = None) -> None:
-    """Plan one language's judge calls (from its store when it exists) and print them."""
+    """Plan one language's judge calls (from its run folder's store when it has one) and print them."""
     from vocalbench.errors import CliError
-    from vocalbench.runner.store import RunStore
     from vocalbench.scoring.plan import plan_judge
 
     price = price_of(args)
-    exists = run_dir is not None and (run_dir / "store.sqlite").exists()
     try:
-        if exists:
-            assert run_dir is not None
-            with RunStore(run_dir) as store:
-                plan = asyncio.run(plan_judge(cfg, store=store, samples=samples, subsets=subsets))
-        else:
-            plan = asyncio.run(plan_judge(cfg, samples=samples, subsets=subsets))
+        store = folder.store if folder.has_store else None
+        plan = asyncio.run(plan_judge(cfg, store=store, samples=samples, subsets=subsets))
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if plan is None:

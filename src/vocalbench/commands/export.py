@@ -19,7 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from vocalbench.report.export import rows, to_csv, to_jsonl
-    from vocalbench.report.runs import RunFolderError, load_one_run
+    from vocalbench.report.runs import load_one_run
+    from vocalbench.runner.folder import RunFolderError
 
     try:
         data = load_one_run(args.run)

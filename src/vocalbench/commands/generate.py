@@ -8,9 +8,12 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.config import RunConfig
+
+if TYPE_CHECKING:
+    from vocalbench.runner.folder import RunFolder
 
 
 def _default(field: str) -> object:
@@ -19,7 +22,7 @@ def _default(field: str) -> object:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """The flags of ``generate`` and ``run`` (DESIGN.md command contract)."""
+    """The flags of ``generate`` and ``run`` (README.md, Commands)."""
     p.add_argument("--system", default=_default("system"), help=f"system SPEC (default: {_default('system')}; see docs/systems.md)")
     p.add_argument("--data", default=_default("data"), help="official-layout folder, parquet folder or built-in set (mini)")
     p.add_argument("--lang", choices=("en", "zh", "both"), default=None,
@@ -137,8 +140,8 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 print(f"[{lg}] none of {', '.join(wanted)} exists in {lg}: skipped", file=sys.stderr)
                 continue
         try:
-            cfg = RunConfig.for_system(
-                args.system, system=display_spec(args.system), data=args.data, lang=lg, subsets=subsets,
+            cfg = RunConfig.from_options(
+                system=display_spec(args.system), data=args.data, lang=lg, subsets=subsets,
                 judge=args.judge, asr=args.asr, mos=args.mos, emotion=args.emotion, protocol=args.protocol,
                 limit=args.limit, concurrency=args.concurrency, latency_concurrency=args.latency_concurrency,
                 executor=args.executor, ray_address=args.ray_address, max_reply_tokens=args.max_reply_tokens,
@@ -150,7 +153,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
         if args.repeats == 1:
             jobs.append(Job(cfg, folder, args.system, out))
             continue
-        from vocalbench.report.repeats import repeat_dir
+        from vocalbench.runner.folder import repeat_dir
 
         for k in range(1, args.repeats + 1):  # independent replies: repeat k runs with seed + k - 1
             jobs.append(Job(cfg.model_copy(update={"seed": cfg.seed + k - 1}), repeat_dir(folder, k), args.system, out,
@@ -160,42 +163,40 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     return jobs
 
 
-def samples_of(job: Job) -> list[Any]:
+def samples_of(job: Job, folder: RunFolder) -> list[Any]:
     """The samples of one language's run, loaded from its data (a Hub name pinned to the commit the
     run started with); bad data is a one-line error."""
-    from vocalbench.data import DataError, load_samples
+    from vocalbench.data import DataError
     from vocalbench.errors import CliError
-    from vocalbench.runner.folder import pinned_data
 
     cfg = job.cfg
     try:
-        return list(load_samples(pinned_data(cfg.data, job.run_dir), cfg.lang, cfg.subsets, cfg.limit))
+        return folder.samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit)
     except (DataError, ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
 
 
-def generate_job(job: Job, args: argparse.Namespace) -> int:
-    """Generate one language's replies; 0 on success, :data:`STOPPED` when the error threshold stopped
-    the run, :data:`ALL_FAILED` when every sample attempted failed."""
+def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
+    """Generate one language's replies into its held run folder; 0 on success, :data:`STOPPED` when
+    the error threshold stopped the run, :data:`ALL_FAILED` when every sample attempted failed."""
     from vocalbench.errors import CliError
     from vocalbench.redact import redact
-    from vocalbench.runner.fingerprint import sync_release
-    from vocalbench.runner.folder import check_resume, pinned_data, record_data_source, save_config
+    from vocalbench.runner.folder import generated_records
     from vocalbench.runner.generate import (
         LocalExecutor,
         RunAborted,
         SystemStartError,
         run_generate,
     )
-    from vocalbench.runner.store import RunStore
-    from vocalbench.systems import SystemOptions, resolve
+    from vocalbench.systems import resolve
+    from vocalbench.systems.options import SystemOptions
 
     cfg = job.cfg
     try:
-        check_resume(cfg, job.run_dir)
+        folder.check_resume(cfg)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    samples = samples_of(job)
+    samples = samples_of(job, folder)
     options = SystemOptions.from_env(args.system_base_url, args.voice, cfg.max_reply_tokens, cfg.seed,
                                      args.realtime_api)
     try:
@@ -207,24 +208,20 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
             executor = LocalExecutor(resolve(job.spec, options), cfg)
     except (ValueError, FileNotFoundError, ImportError) as exc:
         raise CliError(str(exc)) from None
-    with RunStore(job.run_dir) as store:
-        redone = sync_release(store, samples, redo=args.redo_changed)
-        if redone:
-            print(f"[{cfg.lang}] {len(redone)} changed sample(s): replies and scores will be redone", file=sys.stderr)
-        record_data_source(store, pinned_data(cfg.data, job.run_dir))
-        save_config(cfg, job.run_dir, None)
-        store.add_samples(samples)
-        if not cfg.quiet:
-            print(f"[{cfg.lang}] {len(samples)} samples -> {job.run_dir}", file=sys.stderr)
-        try:
-            res = run_generate(store, samples, cfg, executor, progress=not cfg.quiet)
-        except RunAborted as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            return STOPPED
-        except SystemStartError as exc:
-            raise CliError(str(exc)) from None
-        finally:
-            save_config(cfg, job.run_dir, executor.describe())
+    redone = folder.start(cfg, samples, redo=args.redo_changed)
+    if redone:
+        print(f"[{cfg.lang}] {len(redone)} changed sample(s): replies and scores will be redone", file=sys.stderr)
+    if not cfg.quiet:
+        print(f"[{cfg.lang}] {len(samples)} samples -> {job.run_dir}", file=sys.stderr)
+    try:
+        res = run_generate(folder.store, samples, cfg, executor, progress=not cfg.quiet)
+    except RunAborted as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return STOPPED
+    except SystemStartError as exc:
+        raise CliError(str(exc)) from None
+    finally:
+        folder.save_config(cfg, generated_records(executor.describe()))
     print(f"[{cfg.lang}] {res.line()}", file=sys.stderr)
     if res.warmup is not None and not res.warmup["ok"]:
         print(f"[{cfg.lang}] warning: warm-up call failed: {redact(str(res.warmup['error']))}", file=sys.stderr)
@@ -237,7 +234,10 @@ def generate_job(job: Job, args: argparse.Namespace) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Generate every language; the exit status is the worst one (see :func:`generate_job`)."""
+    from vocalbench.runner.folder import RunFolder
+
     status = 0
     for job in jobs_from_args(args):
-        status = max(status, generate_job(job, args))
+        with RunFolder(job.run_dir) as folder:
+            status = max(status, generate_job(job, args, folder))
     return status

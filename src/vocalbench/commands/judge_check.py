@@ -34,14 +34,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _judge(spec: str, concurrency: int) -> Any:
-    from vocalbench import components
+    from vocalbench.components import resolve_evaluator
     from vocalbench.components.base import ComponentUnavailable
-    from vocalbench.registry import MissingDependency
 
     try:
-        return components.resolve("judge", spec, concurrency=concurrency)
-    except (ValueError, MissingDependency) as exc:
-        raise CliError(f"--judge {spec}: {exc}") from exc
+        return resolve_evaluator("judge", spec, concurrency=concurrency)
     except ComponentUnavailable as exc:
         raise CliError(f"--judge {spec}: {exc}") from exc
 

@@ -19,8 +19,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.report.runs import RunFolderError
     from vocalbench.report.site import write_report
+    from vocalbench.runner.folder import RunFolderError
 
     if args.n_boot < 0:
         raise CliError("--n-boot must be 0 or more")

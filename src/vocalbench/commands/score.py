@@ -9,7 +9,6 @@ make and changes nothing (not even ``config.json``).
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from vocalbench.commands import dry_run
 
@@ -35,35 +34,36 @@ def run(args: argparse.Namespace) -> int:
 
     from vocalbench.config import RunConfig
     from vocalbench.errors import CliError, validation_message
+    from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
-    run_dir = Path(args.run)
-    try:
-        cfg = RunConfig.load(run_dir)
-    except (FileNotFoundError, ValueError) as exc:
-        raise CliError(str(exc)) from exc
-    if not (run_dir / "store.sqlite").exists():
-        raise CliError(f"{run_dir}: no store.sqlite (generate or import replies first)")
-    updates = {k: v for k, v in {"judge": args.judge, "protocol": args.protocol, "asr": args.asr, "mos": args.mos,
-                                 "emotion": args.emotion, "judge_concurrency": args.judge_concurrency}.items()
-               if v is not None}
-    if updates:
+    with RunFolder(args.run) as folder:
         try:
-            cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
-        except ValidationError as exc:
-            raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
-        if not args.dry_run:
-            cfg.save(run_dir, extra=cfg.saved_records(run_dir))
-    if args.quiet:
-        cfg = cfg.model_copy(update={"quiet": True})
-    subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
-    if args.dry_run:
-        dry_run.show(cfg, args=args, label=cfg.lang, run_dir=run_dir, subsets=subsets)
-        return 0
-    try:
-        summary = score_run_sync(run_dir, cfg, subsets=subsets, progress=not args.quiet)
-    except ValueError as exc:
-        raise CliError(str(exc)) from exc
+            cfg = folder.config()
+        except (FileNotFoundError, ValueError) as exc:
+            raise CliError(str(exc)) from exc
+        if not folder.has_store:
+            raise CliError(f"{folder.path}: no store.sqlite (generate or import replies first)")
+        updates = {k: v for k, v in {"judge": args.judge, "protocol": args.protocol, "asr": args.asr, "mos": args.mos,
+                                     "emotion": args.emotion, "judge_concurrency": args.judge_concurrency}.items()
+                   if v is not None}
+        if updates:
+            try:
+                cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
+            except ValidationError as exc:
+                raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
+            if not args.dry_run:
+                folder.save_config(cfg, folder.records())
+        if args.quiet:
+            cfg = cfg.model_copy(update={"quiet": True})
+        subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+        if args.dry_run:
+            dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
+            return 0
+        try:
+            summary = score_run_sync(folder, cfg, subsets=subsets, progress=not args.quiet)
+        except ValueError as exc:
+            raise CliError(str(exc)) from exc
     if not args.quiet:
         from vocalbench.report.leaderboard import print_table
 

@@ -15,7 +15,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hang-seconds", type=float, default=3600.0, help="how long a 'timeout' fault stays silent")
     p.add_argument("--system-base-url", default=None, help="base URL of a network system being re-served")
     p.add_argument("--voice", default=None, help="voice of the served system, where it has voices")
-    p.add_argument("--max-reply-tokens", type=int, default=160, help="reply token cap of the served system")
+    p.add_argument("--max-reply-tokens", type=int, default=None,
+                   help="reply token cap of the served system (default: 64 for the local cascades, 1024 for network systems)")
     p.add_argument("--quiet", action="store_true", help="print only the serving line")
 
 
@@ -24,7 +25,8 @@ def run(args: argparse.Namespace) -> int:
 
     from vocalbench.errors import CliError
     from vocalbench.redact import system_credentials
-    from vocalbench.systems import SystemOptions, resolve
+    from vocalbench.systems import resolve
+    from vocalbench.systems.options import SystemOptions
     from vocalbench.systems.serve import FaultPlan, serve_forever
 
     refused = system_credentials(args.system, args.system_base_url)

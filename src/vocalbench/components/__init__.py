@@ -4,6 +4,8 @@
 ``openai:MODEL[@BASE_URL]``, ``none``, or a registered name such as ``dnsmos``; ASR SPECs may end
 with the ``:official`` decoding preset) into one instance, memoised per (kind, spec, opts) so each model loads once per process. Everything
 heavy is imported lazily through the registry's "module:attribute" targets.
+``resolve_evaluator`` is how every caller (scoring, the dry run, judge-check, the component
+tools, the construction pipeline) gets one: setup problems come back as ``ComponentUnavailable``.
 """
 
 from __future__ import annotations
@@ -55,16 +57,16 @@ def register_all(register: Callable[..., Any]) -> None:
              "emotion2vec_plus_large via FunASR in a worker (paper:PATH; VOCALBENCH_EMOTION_PYTHON)", "emotion", ())
     register("emotion", "offline", f"{_M}.emotion:offline",
              "no offline emotion model exists: items are unscored (emotion_model_unavailable)", None, ())
-    register("judge", "local", f"{_M}.judge:local_judge",
+    register("judge", "local", f"{_M}.judges:local_judge",
              "Qwen2.5-Coder-1.5B-Instruct on a local llama.cpp server, calibrated single-token verdicts; "
              "offline default", "llm", _LLAMA)
-    register("judge", "local-json", f"{_M}.judge:local_json_judge",
+    register("judge", "local-json", f"{_M}.judges:local_json_judge",
              "the same local model writing JSON verdicts like an API judge (uncalibrated; for comparison)", "llm",
              _LLAMA)
-    register("judge", "openai", f"{_M}.judge:openai_judge",
+    register("judge", "openai", f"{_M}.judges:openai_judge",
              "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_JUDGE_API_KEY",
              None, ("openai",))
-    register("judge", "paper", f"{_M}.judge:paper_judge",
+    register("judge", "paper", f"{_M}.judges:paper_judge",
              "Qwen2.5-Max (qwen-max-2025-01-25) on DashScope's compatible mode, the paper's judge", None,
              ("openai",))
     register("llm", "local", f"{_M}.llm:local_chat", "Qwen2.5-Coder-1.5B-Instruct on the local llama.cpp server",
@@ -159,6 +161,21 @@ def resolve(kind: str, spec: str, **opts: Any) -> Any:
             instance = factory(*args, **opts)
         _INSTANCES[key] = instance
         return instance
+
+
+def resolve_evaluator(kind: str, spec: str, **opts: Any) -> Any:
+    """:func:`resolve`, with every setup problem a ``ComponentUnavailable`` whose reason the scorers
+    record: ``<kind>_not_installed`` (a missing extra, named in the message) or ``<kind>_unknown_spec``.
+    A SPEC that turns the component off gives the disabled component; callers that treat it as
+    "not configured" ask :func:`vocalbench.config.is_off` first."""
+    from vocalbench.components.base import ComponentUnavailable
+
+    try:
+        return resolve(kind, spec, **opts)
+    except ImportError as exc:  # MissingDependency and friends: the extra is not installed
+        raise ComponentUnavailable(f"{kind}_not_installed", str(exc)) from exc
+    except (KeyError, ValueError) as exc:
+        raise ComponentUnavailable(f"{kind}_unknown_spec", str(exc)) from exc
 
 
 def clear() -> None:

@@ -13,6 +13,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from vocalbench.config import is_off
 from vocalbench.records import EMOTIONS_5 as EMOTIONS_5  # re-exported: the classifiers' label order
 
 
@@ -147,7 +148,7 @@ class ComponentSpec:
             return replace(cls.parse(kind, rest), options=dict(preset))
         if spec in ("local", "offline", "default"):
             return cls(kind, "offline")
-        if spec in ("none", "off"):
+        if is_off(spec):
             return cls(kind, "none")
         head, _, rest = spec.partition(":")
         if head == "paper":

@@ -293,38 +293,3 @@ class Judge:
                     {"role": "user", "content": f"That was not in the required format. {answer_format(rubric)}"}]
         self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, error)
         return Verdict(None, trace(raw or ""), error=error)
-
-
-def local_judge(calibration: str | None = None, **opts: Any) -> Judge:
-    """The embedded judge: the local llama.cpp model, answering single tokens whose probabilities
-    are mapped by the shipped calibration, or by the fit in ``calibration`` (``--judge local:FIT``;
-    components/calibrated_judge.py, docs/judge.md)."""
-    from vocalbench.components.calibrated_judge import CalibratedJudge, Calibration, shipped_calibration
-    from vocalbench.components.llm import local_chat
-
-    cal = Calibration.load(calibration) if calibration else shipped_calibration()
-    return CalibratedJudge(local_chat(), cal, **opts)
-
-
-def local_json_judge(**opts: Any) -> Judge:
-    """The local llama.cpp model answering JSON like an API judge (uncalibrated; for comparison)."""
-    from vocalbench.components.llm import local_chat
-
-    return Judge(local_chat(), **opts)
-
-
-def openai_judge(model: str, base_url: str | None = None, **opts: Any) -> Judge:
-    """A judge on any OpenAI-compatible endpoint; key from VOCALBENCH_JUDGE_API_KEY or OPENAI_API_KEY."""
-    from vocalbench.components.llm import OpenAIChat
-
-    timeout = opts.pop("timeout", 120.0)
-    return Judge(OpenAIChat(model, base_url, timeout=timeout), **opts)
-
-
-PAPER_MODEL = "qwen-max-2025-01-25"
-PAPER_BASE_URL = "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"
-
-
-def paper_judge(**opts: Any) -> Judge:
-    """The paper's judge, Qwen2.5-Max, on DashScope's OpenAI-compatible mode (needs a key and network)."""
-    return openai_judge(PAPER_MODEL, PAPER_BASE_URL, **opts)

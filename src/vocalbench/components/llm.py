@@ -114,10 +114,13 @@ class LocalServerChat(OpenAIChat):
         return super()._client()
 
 
-def local_chat() -> OpenAIChat:
-    """The chat client of the local llama.cpp server (started or reused by ``ensure_server``)."""
-    from vocalbench.components.llm_server import ensure_server
+def local_chat(*, lazy: bool = False) -> OpenAIChat:
+    """The chat client of the local llama.cpp server (started or reused by ``ensure_server`` now, or
+    with ``lazy`` on the client's first request)."""
+    from vocalbench.components.llm_server import MODELS, ensure_server
 
+    if lazy:
+        return LocalServerChat(next(iter(MODELS)), "http://127.0.0.1", key_env=())
     handle = ensure_server()
     return LocalServerChat(handle.model_alias, handle.base_url, key_env=())
 

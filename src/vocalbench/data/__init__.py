@@ -15,22 +15,23 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 from vocalbench import catalog, parts
-from vocalbench.data.official import DataError, detect_lang, is_release, load_subset, ordered, subset_files
+from vocalbench.data.official import DataError, detect_lang, is_release, load_subset, subset_files
 from vocalbench.records import Sample
 
 log = logging.getLogger(__name__)
 
-__all__ = ["BUILTIN", "DataError", "available_subsets", "limit_samples", "load_samples", "resolve"]
+__all__ = ["DataError", "available_subsets", "builtin_sets", "limit_samples", "load_samples", "resolve"]
 
-BUILTIN = ("mini",)
-# a built-in set is built on first use by the build layer, reached through a lazy registry entry
-parts.register("dataset", "mini", "vocalbench.build.mini:ensure",
-               "the built-in bilingual mini set (synthesised and verified offline on first use)")
+
+def builtin_sets() -> list[str]:
+    """Names of the built-in data sets: entries of the parts table (the construction layer registers
+    them and builds one on first use)."""
+    return [e.name for e in parts.entries("dataset")]
 
 
 def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
     """``(kind, root)`` for a DATA argument: kind is ``official`` or ``parquet``; root the folder."""
-    if str(data) in BUILTIN:
+    if str(data) in builtin_sets():
         ensure = parts.get("dataset", str(data)).load()
         log.debug("built-in set %s (%s): ensuring it is built", data, lang)
         return "official", Path(ensure(lang))
@@ -39,7 +40,7 @@ def resolve(data: str | Path, lang: str) -> tuple[str, Path]:
     ref = hub.parse(str(data))
     p = hub.snapshot(ref) if ref is not None else Path(data).expanduser()
     if not p.exists():
-        raise DataError(p, f"no such data folder (and not a built-in set: {', '.join(BUILTIN)})")
+        raise DataError(p, f"no such data folder (and not a built-in set: {', '.join(builtin_sets())})")
     for cand in (p, p / lang):
         if cand.is_dir() and is_release(cand):
             return "official", cand
@@ -69,8 +70,8 @@ def available_subsets(data: str | Path, lang: str) -> list[str]:
     if kind == "parquet":
         from vocalbench.data import parquet
 
-        return ordered(list(parquet.find_files(root)), lang)
-    return ordered(list(subset_files(root)), lang)
+        return catalog.ordered(list(parquet.find_files(root)), lang)
+    return catalog.ordered(list(subset_files(root)), lang)
 
 
 def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: int | None = None) -> list[Sample]:
@@ -84,17 +85,17 @@ def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: 
         raise ValueError(f"limit must be >= 1, got {limit}")
     _, root = _root_for(data, lang)
     check_lang(root, lang)
-    avail = ordered(list(subset_files(root)), lang)
+    avail = catalog.ordered(list(subset_files(root)), lang)
     wanted = list(dict.fromkeys(subsets)) if subsets else list(avail)
     unknown = [s for s in wanted if s not in avail]
     if unknown:
         raise DataError(root / "json", f"subset(s) {', '.join(unknown)} not in this release "
                                        f"(available: {', '.join(avail) or 'none'})")
     wanted = catalog.with_controls(wanted, avail)
-    loaded = {s: load_subset(root, s, lang) for s in ordered(wanted, lang)}
+    loaded = {s: load_subset(root, s, lang) for s in catalog.ordered(wanted, lang)}
     if limit is not None:
         loaded = limit_samples(loaded, limit)
-    samples = [s for name in ordered(list(loaded), lang) for s in loaded[name]]
+    samples = [s for name in catalog.ordered(list(loaded), lang) for s in loaded[name]]
     if not samples:
         raise DataError(root / "json", f"no samples in {', '.join(wanted) or 'any subset file'} (empty release)")
     return samples
@@ -140,21 +141,24 @@ _TRAILING = re.compile(r"(\d+)$")
 
 
 def _base_key(s: Sample) -> str:
-    """The base question of a robust item: its question text (same in every condition)."""
+    """The base question of an item of a subset that loads its control: its question text (the same
+    in every robust condition and in the clean item)."""
     return s.question
 
 
 def limit_samples(by_subset: dict[str, list[Sample]], n: int) -> dict[str, list[Sample]]:
-    """Apply ``--limit n`` to loaded subsets (see :func:`load_samples`)."""
-    out = {name: stratified(items, n) for name, items in by_subset.items() if name not in ("robust", "robust_clean")}
-    robust, clean = by_subset.get("robust"), by_subset.get("robust_clean")
-    if clean is not None:
-        out["robust_clean"] = stratified(clean, n)
-    if robust is not None:
-        if clean is not None:
-            keys = {_base_key(s) for s in out["robust_clean"]}
-        else:  # no clean file: the first n base questions by their trailing number
-            nums = sorted({int(m.group(1)) for s in robust if (m := _TRAILING.search(s.id))})[:n]
-            keys = {_base_key(s) for s in robust if (m := _TRAILING.search(s.id)) and int(m.group(1)) in nums}
-        out["robust"] = [s for s in robust if _base_key(s) in keys]
+    """Apply ``--limit n`` to loaded subsets (see :func:`load_samples`): n items per subset, stratified;
+    a subset that loads its control (``SubsetSpec.loads_control``) keeps its items of the control's
+    kept questions (or, without the control, of its first n question numbers)."""
+    dependent = {name: spec.control for name in by_subset
+                 if (spec := catalog.find(name)) is not None and spec.loads_control and spec.control}
+    out = {name: stratified(items, n) for name, items in by_subset.items() if name not in dependent}
+    for name, control in dependent.items():
+        items = by_subset[name]
+        if control in out:
+            keys = {_base_key(s) for s in out[control]}
+        else:
+            nums = sorted({int(m.group(1)) for s in items if (m := _TRAILING.search(s.id))})[:n]
+            keys = {_base_key(s) for s in items if (m := _TRAILING.search(s.id)) and int(m.group(1)) in nums}
+        out[name] = [s for s in items if _base_key(s) in keys]
     return out

@@ -29,22 +29,6 @@ from vocalbench.files import id_problem
 from vocalbench.records import EMOTIONS_5, AudioRef, Sample, Turn
 
 
-# Which subsets exist per language, in which order, with which official item counts and required
-# fields: read from each subset's declaration (vocalbench.catalog), never listed here.
-def __getattr__(name: str) -> Any:
-    """``SUBSETS`` (``{lang: {subset: count}}``), ``SUBSETS_EN``, ``SUBSETS_ZH``, ``ZH_ONLY`` and
-    ``REQUIRED``, computed from the declarations on use (a subset declared later is included)."""
-    if name == "SUBSETS":
-        return {lang: catalog.counts(lang) for lang in catalog.LANGS}
-    if name in ("SUBSETS_EN", "SUBSETS_ZH"):
-        return catalog.counts(name[-2:].lower())
-    if name == "ZH_ONLY":
-        return _zh_only()
-    if name == "REQUIRED":
-        return {s.name: s.required for s in catalog.specs()}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _zh_only() -> frozenset[str]:
     return frozenset(s.name for s in catalog.specs("zh") if "en" not in s.items)
 
@@ -53,14 +37,6 @@ def _required(subset: str) -> tuple[str, ...]:
     spec = catalog.find(subset)
     return spec.required if spec is not None else ()
 
-
-# The robust subset's condition families, and the six ``family/level`` conditions whose preserve
-# rates make Robust PR (docs/scoring.md); the scorer and the perturbation builder both read these.
-ROBUST_FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
-ROBUST_HEADLINE = (
-    "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30",
-    "packet_loss/dropping_70", "farfield/filter_400hz", "distortion/clipping_0.0001",
-)
 
 NUMBER = (int, float)
 
@@ -138,11 +114,6 @@ def detect_lang(root: Path) -> str:
             q = str(records[0].get("Question", ""))
             return "zh" if re.search(r"[\u4e00-\u9fff]", q) else "en"
     return "en"
-
-
-def ordered(subsets: list[str] | set[str], lang: str) -> list[str]:
-    """Canonical order for known subsets, then unknown ones alphabetically."""
-    return catalog.ordered(subsets, lang)
 
 
 def read_records(path: Path) -> list[Any]:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from vocalbench import catalog
 from vocalbench.errors import validation_message
 from vocalbench.files import UnsafePath, inside
 from vocalbench.records import AudioRef, ErrorInfo, Reply, Sample, Timings
@@ -24,9 +25,6 @@ from vocalbench.records import AudioRef, ErrorInfo, Reply, Sample, Timings
 ID_KEYS = ("question_id", "Qid", "qid", "id")
 TEXT_KEYS = ("prediction", "Response", "response", "text")
 ASR_KEYS = ("asr_pred", "Response_hyp", "asr_text", "hyp")
-FILE_ALIASES = {"instruction_following": ("instruction_following", "instruction")}
-# ids of a subset before a rename, mapped onto its items by their number: ``chat-007`` -> ``single_round-007``
-LEGACY_ID_PREFIXES = {"single_round": ("chat",)}
 _LEGACY_ID = re.compile(r"^(.+?)-(\d+)$")
 
 
@@ -85,7 +83,7 @@ class _IdMap:
     of single_round), the sample at that number. Any other id matches nothing (it is reported)."""
 
     def __init__(self, subset: str, samples: list[Sample]) -> None:
-        self.legacy = LEGACY_ID_PREFIXES.get(subset, ())
+        self.legacy = spec.legacy_ids if (spec := catalog.find(subset)) is not None else ()
         self.by_id = {s.id: s for s in samples}
         self.by_index = {s.index: s for s in samples}
 
@@ -97,7 +95,7 @@ class _IdMap:
 
 
 def _find_file(folder: Path, subset: str) -> Path | None:
-    for name in FILE_ALIASES.get(subset, (subset,)):
+    for name in catalog.output_files(subset):
         for ext in (".json", ".jsonl"):
             p = folder / f"{name}{ext}"
             if p.exists():
@@ -107,7 +105,7 @@ def _find_file(folder: Path, subset: str) -> Path | None:
 
 def _find_audio(outputs: Path, subset: str, ids: list[str]) -> Path | None:
     wav = outputs / "wav"
-    for name in FILE_ALIASES.get(subset, (subset,)):
+    for name in catalog.output_files(subset):
         for i in ids:
             for p in (wav / name / f"{i}.wav", wav / f"{i}.wav"):
                 if p.exists():

@@ -1,8 +1,10 @@
 """Reports: leaderboards, plots, the per-sample viewer, paired comparisons, judge validation.
 
-- ``build.write_report``: ``vocalbench report`` (leaderboard.md via ``leaderboard.write_markdown``,
+- ``site.write_report``: ``vocalbench report`` (leaderboard.md via ``leaderboard.write_markdown``,
   leaderboard.html, plots/, viewer.html, audio/)
 - ``compare.compare_runs``: paired, clustered bootstrap of two runs (``vocalbench compare``)
+- ``repeats``: the pooled figures of repeated runs (``run --repeats N``)
 - ``agreement``: judge-human and judge-judge statistics (``vocalbench agreement``)
-- ``stats`` / ``measures``: clustered bootstrap and the metrics recomputed from item scores
+- ``runs``: the run folders a report reads (summary, config, store); every statistic comes from
+  scoring's statistics graph (:mod:`vocalbench.scoring.graph`)
 """

@@ -31,6 +31,7 @@ import numpy as np
 
 from vocalbench.files import write_json
 from vocalbench.records import Score
+from vocalbench.report.runs import RunData, load_one_run
 from vocalbench.scoring.stats import cohen_kappa, spearman
 
 
@@ -89,8 +90,8 @@ def krippendorff_alpha(data: np.ndarray | Sequence[Sequence[float | None]], leve
         delta = 1.0 - np.eye(k)
     else:
         delta = (values[:, None] - values[None, :]) ** 2
-    d_o = float((coinc * delta).sum()) / n
-    d_e = float((np.outer(n_c, n_c) * delta).sum()) / (n * (n - 1))
+    d_o = float((coinc * delta).sum()) / float(n)
+    d_e = float((np.outer(n_c, n_c) * delta).sum()) / float(n * (n - 1))
     if d_e == 0.0:
         return 1.0 if d_o == 0.0 else float("nan")
     return 1.0 - d_o / d_e
@@ -248,11 +249,11 @@ def _as_number(v: Hashable | None) -> float | None:
     if v is None:
         return None
     if v in ("A", "B", "tie"):  # pairwise labels; only nominal statistics use them
-        return {"A": 0.0, "B": 1.0, "tie": 0.5}[v]  # type: ignore[index]
+        return {"A": 0.0, "B": 1.0, "tie": 0.5}[v]
     return float(v)  # type: ignore[arg-type]
 
 
-def human_agreement(mode: str, ratings: list[HumanRating], run: Any, pair_run: Any | None = None) -> dict[str, Any]:
+def human_agreement(mode: str, ratings: list[HumanRating], run: RunData, pair_run: RunData | None = None) -> dict[str, Any]:
     """Per-subset agreement of the run's judge with human raters (``run``: a RunData)."""
     by_subset: dict[str, list[HumanRating]] = defaultdict(list)
     for r in ratings:
@@ -302,21 +303,21 @@ def _check_scale(rating: HumanRating, judged: Score | None) -> None:
                              f"field 'score': {rating.score:g} is outside the {rubric.id} scale {lo}..{hi}")
 
 
-def _judge_label(mode: str, run: Any, pair_run: Any | None, subset: str, sample_id: str) -> Hashable | None:
+def _judge_label(mode: str, run: RunData, pair_run: RunData | None, subset: str, sample_id: str) -> Hashable | None:
     sc = run.judge_score(subset, sample_id)
-    if sc is None or not sc.scored:
+    if sc is None or sc.value is None or not sc.scored:
         return None
     if mode == "score" or pair_run is None:
         return _label(sc.value)
     other = pair_run.judge_score(subset, sample_id)
-    if other is None or not other.scored:
+    if other is None or other.value is None or not other.scored:
         return None
     if sc.value == other.value:
         return "tie"
     return "A" if sc.value > other.value else "B"
 
 
-def judge_swap(run_a: Any, run_b: Any) -> dict[str, Any]:
+def judge_swap(run_a: RunData, run_b: RunData) -> dict[str, Any]:
     """Two judges on the same replies: per subset agreement, Cohen's kappa, mean difference (B - A),
     Spearman, over the samples both scored."""
     out: dict[str, Any] = {"judge_a": _judge_name(run_a), "judge_b": _judge_name(run_b), "subsets": {}}
@@ -326,7 +327,8 @@ def judge_swap(run_a: Any, run_b: Any) -> dict[str, Any]:
         xa, xb = [], []
         for i in ids:
             sa, sb = run_a.judge_score(subset, i), run_b.judge_score(subset, i)
-            if sa is not None and sb is not None and sa.scored and sb.scored:
+            if sa is not None and sb is not None and sa.value is not None and sb.value is not None \
+                    and sa.scored and sb.scored:
                 xa.append(float(sa.value))
                 xb.append(float(sb.value))
         if not xa:
@@ -345,9 +347,8 @@ def judge_swap(run_a: Any, run_b: Any) -> dict[str, Any]:
     return out
 
 
-def _judge_name(run: Any) -> str:
-    prov = run.summary.get("provenance") or {}
-    return str(prov.get("judge") or run.config.get("judge") or run.path)
+def _judge_name(run: RunData) -> str:
+    return str(run.summary.provenance.judge or run.config.get("judge") or run.path)
 
 
 class AgreementError(ValueError):
@@ -366,8 +367,6 @@ def agreement_report(run: str, human: str | None = None, pair_run: str | None = 
     Raises :class:`AgreementError`, :class:`HumanCsvError` or ``RunFolderError``."""
     from rich.console import Console
     from rich.table import Table
-
-    from vocalbench.report.runs import load_one_run
 
     if not human and not judge_b:
         raise AgreementError("give --human FILE and/or --judge-b RUN2")

@@ -2,25 +2,49 @@
 
 For every subset, dimension and the overall that both runs have, only the items scored in both
 runs are used; clusters of items sharing a base question are resampled together (within their
-subset family), identically for both runs, and the difference A - B gets a percentile 95 % CI and
-a two-sided bootstrap p-value (see :func:`vocalbench.report.stats.bootstrap_p_value`).
+subset family), identically for both runs (:func:`vocalbench.scoring.stats.paired`), and the
+difference A - B gets a percentile 95 % CI and a two-sided bootstrap p-value
+(:func:`vocalbench.scoring.stats.p_value`). The statistics are the runs' statistics graphs
+(:mod:`vocalbench.scoring.graph`); the latency medians resample the replies they are the medians of.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from vocalbench.records import Score
-from vocalbench.report.measures import (
-    DIMENSION_ORDER,
-    LOWER_IS_BETTER,
-    build_run_table,
-)
 from vocalbench.report.runs import RunData
-from vocalbench.report.stats import PairedResult, bootstrap_p_value, paired_bootstrap, percentile_ci
+from vocalbench.scoring.dimensions import DIMENSIONS
+from vocalbench.scoring.stats import interval, median_of, p_value, paired, replicate_values
+
+DIMENSION_ORDER = list(DIMENSIONS)
+LATENCY = ("fcl_ms", "faa_ms", "rtf")
+
+
+@dataclass
+class PairedResult:
+    """A paired comparison of one statistic: A - B with its bootstrap CI and p-value."""
+
+    name: str
+    a: float | None
+    b: float | None
+    diff: float | None
+    ci95: tuple[float, float] | None
+    p_value: float | None
+    n_items: int
+    n_clusters: int
+    note: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "a": self.a, "b": self.b, "diff": self.diff,
+            "ci95": list(self.ci95) if self.ci95 else None, "p_value": self.p_value,
+            "n_items": self.n_items, "n_clusters": self.n_clusters, "note": self.note,
+        }
 
 
 def _shared_scores(a: RunData, b: RunData) -> tuple[RunData, RunData]:
@@ -33,37 +57,21 @@ def _shared_scores(a: RunData, b: RunData) -> tuple[RunData, RunData]:
             if na[name].scored and nb[name].scored:
                 sa.setdefault(key, {})[name] = na[name]
                 sb.setdefault(key, {})[name] = nb[name]
-    ra = RunData(a.path, a.lang, a.summary, a.config, a.samples, a.replies, sa, a.label)
-    rb = RunData(b.path, b.lang, b.summary, b.config, b.samples, b.replies, sb, b.label)
-    return ra, rb
-
-
-def _latency_values(run: RunData, which: str) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for (subset, sid), r in run.replies.items():
-        if subset != "single_round" or r.failed or r.timings is None:
-            continue
-        v = {"fcl_ms": r.timings.fcl_ms, "faa_ms": r.timings.faa_ms}.get(which, r.rtf)
-        if v is not None and math.isfinite(v):
-            out[sid] = float(v)
-    return out
+    return replace(a, scores=sa), replace(b, scores=sb)
 
 
 def _compare_latency(a: RunData, b: RunData, which: str, n_boot: int, seed: int) -> PairedResult | None:
-    va, vb = _latency_values(a, which), _latency_values(b, which)
+    va, vb = (dict(zip(ids, values)) for values, ids in (a.latency()[which], b.latency()[which]))
     ids = sorted(va.keys() & vb.keys())
     if len(ids) < 2:
         return None
-    xa = np.array([va[i] for i in ids])
-    xb = np.array([vb[i] for i in ids])
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, len(ids), size=(n_boot, len(ids)))
-    da = np.median(xa[idx], axis=1)
-    db = np.median(xb[idx], axis=1)
-    diff = float(np.median(xa) - np.median(xb))
-    return PairedResult(which, float(np.median(xa)), float(np.median(xb)), diff,
-                        percentile_ci(da - db), bootstrap_p_value(da - db, diff), len(ids), len(ids),
-                        "median over single_round replies")
+    x = np.array([[va[i], vb[i]] for i in ids])
+    reps = replicate_values(x, lambda d: median_of(d, axis=1), resamples=n_boot, seed=seed)
+    a_value, b_value = float(median_of(x[:, 0])), float(median_of(x[:, 1]))
+    diff = float(median_of(x[:, 0]) - median_of(x[:, 1]))
+    da_db = reps[:, 0] - reps[:, 1]
+    return PairedResult(f"dimension:{which}", a_value, b_value, diff,
+                        interval(da_db), p_value(da_db, diff), len(ids), len(ids), "median over single_round replies")
 
 
 def _order(name: str) -> tuple[int, int, str]:
@@ -80,40 +88,38 @@ def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> d
     if a.lang != b.lang:
         raise ValueError(f"cannot compare a {a.lang} run with a {b.lang} run")
     pa, pb = _shared_scores(a, b)
-    ta, tb = build_run_table(pa), build_run_table(pb)
-    clusters = list(dict.fromkeys(ta.table.clusters + tb.table.clusters))
-    strata_of = dict(zip(ta.table.clusters, ta.table.strata)) | dict(zip(tb.table.clusters, tb.table.strata))
+    ga, gb = pa.graph, pb.graph
+    clusters = list(dict.fromkeys(ga.table.clusters + gb.table.clusters))
+    strata_of = dict(zip(ga.table.clusters, ga.table.strata)) | dict(zip(gb.table.clusters, gb.table.strata))
     rows: list[PairedResult] = []
     notes: list[str] = []
-    for name in sorted(ta.stats.keys() | tb.stats.keys(), key=_order):
-        sa, sb = ta.stats.get(name), tb.stats.get(name)
+    for name in sorted(ga.stats.keys() | gb.stats.keys(), key=_order):
+        sa, sb = ga.stats.get(name), gb.stats.get(name)
         label = name.split(":", 1)[-1]
         if sa is None or sb is None:
             which = "A" if sa is None else "B"
             notes.append(f"{label}: run {which} has no item-level scores for it; not compared")
             continue
-        keys = ta.item_keys.get(name, set()) & tb.item_keys.get(name, set())
-        used = [c for c in clusters if c in _clusters_of(ta, sa.columns) or c in _clusters_of(tb, sb.columns)]
+        keys = ga.items(name) & gb.items(name)
+        holding = ga.table.holding(sa.columns) | gb.table.holding(sb.columns)
+        used = [c for c in clusters if c in holding]
         if not used:
             continue
-        strata = [strata_of[c] for c in used]
-        ma = ta.table.matrix(used, sa.columns)
-        mb = tb.table.matrix(used, sb.columns)
+        ma, mb = ga.table.matrix(used, sa.columns), gb.table.matrix(used, sb.columns)
         if ma.shape != mb.shape:
             notes.append(f"{label}: the runs define it differently; not compared")
             continue
-        va, vb, ra, rb = paired_bootstrap(ma, mb, strata, sa.fn, n_boot, seed)
+        va, vb, ra, rb = paired(ma, mb, [strata_of[c] for c in used], sa.fn, resamples=n_boot, seed=seed)
         if not (math.isfinite(va) and math.isfinite(vb)):
             continue
         d = va - vb
         note = "; ".join(x for x in {sa.note, sb.note} if x)
-        rows.append(PairedResult(name, va, vb, d, percentile_ci(ra - rb), bootstrap_p_value(ra - rb, d),
-                                 len(keys), len(used), note))
-    for which in ("fcl_ms", "faa_ms", "rtf"):
+        rows.append(PairedResult(name, va, vb, d, interval(ra - rb), p_value(ra - rb, d), len(keys), len(used), note))
+    for which in LATENCY:
         res = _compare_latency(a, b, which, n_boot, seed)
         if res is not None:
-            res.name = f"dimension:{which}"
             rows.append(res)
+    lower = {d.name for d in DIMENSIONS.values() if d.lower_is_better}
     return {
         "lang": a.lang,
         "run_a": {"label": a.label, "path": str(a.path), "system": a.system},
@@ -121,19 +127,9 @@ def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> d
         "n_boot": n_boot,
         "seed": seed,
         "difference": "A - B",
-        "rows": [r.as_dict() | {"lower_is_better": r.name.split(":")[-1] in LOWER_IS_BETTER} for r in rows],
+        "rows": [r.as_dict() | {"lower_is_better": r.name.split(":")[-1] in lower} for r in rows],
         "notes": notes,
     }
-
-
-def _clusters_of(rt: Any, columns: list[str]) -> set[str]:
-    """Clusters that hold any of ``columns`` (cached per table and column set)."""
-    cache = rt.__dict__.setdefault("_cluster_cache", {})
-    key = tuple(columns)
-    if key not in cache:
-        m = rt.table.matrix(rt.table.clusters, columns)
-        cache[key] = {c for c, row in zip(rt.table.clusters, m) if np.any(row != 0)}
-    return cache[key]
 
 
 def print_comparison(result: dict[str, Any], console: Any | None = None) -> None:

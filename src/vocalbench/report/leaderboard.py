@@ -14,21 +14,21 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.files import write_atomic
+from vocalbench.runner.folder import SUMMARY, RunFolderError
 from vocalbench.scoring.dimensions import DIMENSIONS, ci_row, dimension_order
+from vocalbench.scoring.summary import Summary
 
 LABELS = {d.name: d.label for d in DIMENSIONS.values()}
 
 
-def load_summaries(run_dirs: Iterable[str | Path]) -> list[tuple[Path, dict[str, Any]]]:
+def load_summaries(run_dirs: Iterable[str | Path]) -> list[tuple[Path, Summary]]:
     """(run folder, summary) for each run; a run without summary.json is an error naming it."""
-    from vocalbench.report.runs import RunFolderError, read_summary
-
     out = []
     for d in run_dirs:
-        summary = read_summary(Path(d) / "summary.json")
-        if not summary:
+        path = Path(d) / SUMMARY
+        if not path.is_file():
             raise RunFolderError(f"{d}: no summary.json (run 'vocalbench score {d}' first)")
-        out.append((Path(d), summary))
+        out.append((Path(d), Summary.load(path)))
     return out
 
 
@@ -51,53 +51,50 @@ def _digits(dim: str) -> int:
     return spec.digits if spec is not None else 2
 
 
-def dimension_cell(summary: dict[str, Any], dim: str) -> str:
+def dimension_cell(summary: Summary, dim: str) -> str:
     """``value [lo, hi]`` (with a dagger when the dimension is incomplete)."""
-    value = summary.get("dimensions", {}).get(dim)
+    value = summary.dimensions.get(dim)
     if value is None:
         return "–"
     d = _digits(dim)
     cell = fmt(value, d)
-    name = ci_row(dim, str(summary.get("lang") or "en"))
-    row = summary.get("subsets", {}).get(name) if name else None
-    if row and row.get("ci95"):
-        lo, hi = row["ci95"]
-        cell += f" [{fmt(lo, d)}, {fmt(hi, d)}]"
-    if dim in summary.get("meta", {}).get("incomplete_dimensions", []):
+    ci = summary.ci95(ci_row(dim, summary.lang or "en"))
+    if ci is not None:
+        cell += f" [{fmt(ci[0], d)}, {fmt(ci[1], d)}]"
+    if dim in summary.meta.incomplete_dimensions:
         cell += " †"
     return cell
 
 
-def overall_cell(summary: dict[str, Any]) -> str:
-    o = summary.get("overall") or {}
-    if o.get("value") is not None:
-        return f"**{o['value']:.3f}**"
-    if o.get("partial"):
-        return f"partial {o['partial']['value']:.2f}/{o['partial']['max']:.0f}"
+def overall_cell(summary: Summary) -> str:
+    o = summary.overall
+    if o.value is not None:
+        return f"**{o.value:.3f}**"
+    if o.partial:
+        return f"partial {o.partial.value:.2f}/{o.partial.max:.0f}"
     return "–"
 
 
-def system_label(run_dir: Path, summary: dict[str, Any]) -> str:
-    name = md_text(summary.get("system") or run_dir.name)
-    if not summary.get("provenance", {}).get("leaderboard_comparable", False):
+def system_label(run_dir: Path, summary: Summary) -> str:
+    name = md_text(summary.system or run_dir.name)
+    if not summary.provenance.leaderboard_comparable:
         name += " ‡"
     return name
 
 
-def markdown(runs: list[tuple[Path, dict[str, Any]]]) -> str:
+def markdown(runs: list[tuple[Path, Summary]]) -> str:
     """The leaderboard as Markdown text."""
     lines = ["# VocalBench leaderboard", ""]
     for lang in ("en", "zh"):
-        group = [(d, s) for d, s in runs if s.get("lang") == lang]
+        group = [(d, s) for d, s in runs if s.lang == lang]
         if not group:
             continue
-        dims = [k for k in dimension_order(lang) if any(s["dimensions"].get(k) is not None for _, s in group)]
-        proto = sorted({s.get("protocol", "v2") for _, s in group})
+        dims = [k for k in dimension_order(lang) if any(s.dimensions.get(k) is not None for _, s in group)]
+        proto = sorted({s.protocol or "v2" for _, s in group})
         lines += [f"## {'English' if lang == 'en' else 'Mandarin'} ({lang}, protocol {', '.join(proto)})", ""]
         header = ["System", *(LABELS.get(k, k) for k in dims), "Overall"]
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-        ranked = sorted(group, key=lambda x: -(x[1].get("overall", {}).get("value")
-                                               or (x[1].get("overall", {}).get("partial") or {}).get("value") or 0))
+        ranked = sorted(group, key=lambda x: -(x[1].overall.shown()[0] or 0))
         for d, s in ranked:
             cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims), overall_cell(s)]
             lines.append("| " + " | ".join(cells) + " |")
@@ -107,27 +104,30 @@ def markdown(runs: list[tuple[Path, dict[str, Any]]]) -> str:
         lines += ["### Completeness", "", "| System | Subset | Value | n | Scored | Unscored | System errors | Complete |",
                   "|---|---|---|---|---|---|---|---|"]
         for d, s in ranked:
-            for name, row in s.get("subsets", {}).items():
-                lines.append(f"| {md_text(s.get('system') or d.name)} | {name} | {fmt(row.get('value'), 3)} | {row.get('n')} | "
-                             f"{row.get('scored')} | {row.get('unscored')} | {row.get('system_errors')} | "
-                             f"{'yes' if row.get('complete') else 'no'} |")
+            for name, row in s.subsets.items():
+                lines.append(f"| {md_text(s.system or d.name)} | {name} | {fmt(row.value, 3)} | {row.n} | "
+                             f"{row.scored} | {row.unscored} | {row.system_errors} | "
+                             f"{'yes' if row.complete else 'no'} |")
         lines += ["", "### Evaluators", ""]
         for d, s in ranked:
-            p = s.get("provenance", {})
-            missing = s.get("overall", {}).get("missing") or []
-            lines.append(f"- {md_text(s.get('system') or d.name)}: ASR {md_text(p.get('asr'))}, "
-                         f"MOS {md_text(p.get('mos'))}, emotion {md_text(p.get('emotion'))}, judge {md_text(p.get('judge'))}" + (f"; overall missing: {', '.join(missing)}" if missing else ""))
+            p = s.provenance
+            missing = s.overall.missing
+            lines.append(f"- {md_text(s.system or d.name)}: ASR {md_text(p.asr)}, "
+                         f"MOS {md_text(p.mos)}, emotion {md_text(p.emotion)}, judge {md_text(p.judge)}"
+                         + (f"; overall missing: {', '.join(missing)}" if missing else ""))
             lines += [f"  - {w}" for w in judge_warnings(s)]
         lines.append("")
     return "\n".join(lines)
 
 
-def judge_warnings(summary: dict[str, Any]) -> list[str]:
+def judge_warnings(summary: Summary) -> list[str]:
     """One line per judged subset whose rubric is not validated, and the same-model warning."""
-    v = (summary.get("provenance") or {}).get("judge_validity") or {}
-    lines = [f"judge not validated for {subset}: {why}" for subset, why in (v.get("unvalidated_subsets") or {}).items()]
-    if v.get("same_model_as_system"):
-        lines.append(f"the judge ({v.get('judge')}) is the same model as the system under test: self-preference risk")
+    v = summary.provenance.judge_validity
+    if v is None:
+        return []
+    lines = [f"judge not validated for {subset}: {why}" for subset, why in v.unvalidated_subsets.items()]
+    if v.same_model_as_system:
+        lines.append(f"the judge ({v.judge}) is the same model as the system under test: self-preference risk")
     return lines
 
 
@@ -139,33 +139,32 @@ def write_markdown(run_dirs: Iterable[str | Path], out_path: str | Path) -> Path
     return write_atomic(out, markdown(load_summaries(run_dirs)))
 
 
-def print_table(summary: dict[str, Any], console: Any = None) -> None:
+def print_table(summary: Summary, console: Any = None) -> None:
     """One run's subsets, dimensions and overall as rich tables (stdout)."""
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console(width=max(120, Console().width))  # never squeeze the numbers
-    t = Table(title=f"{summary.get('system')} ({summary.get('lang')}, {summary.get('protocol')})")
+    t = Table(title=f"{summary.system} ({summary.lang}, {summary.protocol})")
     for col in ("subset", "metric", "value", "95% CI", "n", "scored", "unscored", "sys. errors", "complete"):
         t.add_column(col, justify="left" if col in ("subset", "metric") else "right", no_wrap=True)
-    for name, row in summary.get("subsets", {}).items():
-        ci = row.get("ci95")
-        t.add_row(name, str(row.get("metric")), fmt(row.get("value"), 3),
-                  f"{fmt(ci[0], 2)}–{fmt(ci[1], 2)}" if ci else "–", str(row.get("n")), str(row.get("scored")),
-                  str(row.get("unscored")), str(row.get("system_errors")),
-                  "yes" if row.get("complete") else "[red]no[/red]")
+    for name, row in summary.subsets.items():
+        ci = row.ci95
+        t.add_row(name, row.metric, fmt(row.value, 3), f"{fmt(ci[0], 2)}–{fmt(ci[1], 2)}" if ci else "–",
+                  str(row.n), str(row.scored), str(row.unscored), str(row.system_errors),
+                  "yes" if row.complete else "[red]no[/red]")
     console.print(t)
-    dims = {k: v for k, v in summary.get("dimensions", {}).items() if v is not None}
+    dims = {k: v for k, v in summary.dimensions.items() if v is not None}
     if dims:
         console.print("dimensions: " + ", ".join(f"{LABELS.get(k, k)} {fmt(v, _digits(k))}" for k, v in dims.items()))
-    o = summary.get("overall") or {}
-    if o.get("value") is not None:
-        console.print(f"overall ({o.get('version')}): [bold]{o['value']:.3f}[/bold]")
+    o = summary.overall
+    if o.value is not None:
+        console.print(f"overall ({o.version}): [bold]{o.value:.3f}[/bold]")
     else:
-        part = o.get("partial")
-        console.print(f"overall ({o.get('version')}): not available; missing {', '.join(o.get('missing') or [])}"
-                      + (f"; partial {part['value']:.2f} of {part['max']:.0f}" if part else ""))
-    if not summary.get("provenance", {}).get("leaderboard_comparable", False):
+        part = o.partial
+        console.print(f"overall ({o.version}): not available; missing {', '.join(o.missing)}"
+                      + (f"; partial {part.value:.2f} of {part.max:.0f}" if part else ""))
+    if not summary.provenance.leaderboard_comparable:
         console.print("[dim]evaluators differ from the paper's profile: not leaderboard-comparable[/dim]")
     for w in judge_warnings(summary):
         console.print(f"[yellow]{w}[/yellow]")

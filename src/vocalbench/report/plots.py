@@ -21,25 +21,35 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench import catalog
 from vocalbench.files import write_atomic
-from vocalbench.report.measures import (
-    PERCENT_METRICS,
-    RADAR_SCALE,
-    _metric,
-    clarity_points,
-    item_value,
-    parse_level,
-    robust_condition,
-)
 from vocalbench.report.runs import RunData
+from vocalbench.scoring import graph
 from vocalbench.scoring.dimensions import DIMENSIONS
+from vocalbench.scoring.overall import clarity_points_of, term
+from vocalbench.scoring.subsets import robust
 
 FAMILIES = ("white_noise", "background_noise", "reverberation", "farfield", "packet_loss", "distortion")
 FAMILY_AXIS = {"white_noise": "SNR (dB)", "background_noise": "SNR (dB)", "reverberation": "RT60 (s)",
                "farfield": "high-pass cut-off (Hz)", "packet_loss": "frames lost (%)",
                "distortion": "clipping threshold (x peak)"}
-# the overall's dimensions with a radar scale (scoring/dimensions.py), then the clarity points
-RADAR_AXES = [(d.name, d.short) for d in DIMENSIONS.values() if d.radar is not None] + [("clarity", "Clarity")]
+# the overall's dimensions drawn on the radar (scoring/dimensions.py), then the clarity points
+RADAR_AXES = [(d.name, d.short) for d in DIMENSIONS.values() if d.radar] + [("clarity", "Clarity")]
+_LEVEL = re.compile(r"^([a-z0-9]+?)_(-?[0-9.]+)(hz)?$", re.IGNORECASE)
+
+
+def parse_level(level: str) -> tuple[str, float] | None:
+    """A robust condition level as (kind, number): ``rt60_30`` -> (rt60, 3.0), ``dropping_0.70``
+    -> (dropping, 70.0), ``filter_400hz`` -> (filter, 400.0), ``snr_-5`` -> (snr, -5.0)."""
+    m = _LEVEL.match(level.strip())
+    if not m:
+        return None
+    kind, num = m.group(1).lower(), float(m.group(2))
+    if kind == "rt60" and num >= 5:  # rt60_05 .. rt60_30 are tenths of a second
+        num = num / 10.0
+    if kind == "dropping" and num <= 1.0:  # zh spells dropping_0.70
+        num = num * 100.0
+    return kind, num
 
 
 def _plt() -> Any:
@@ -65,21 +75,17 @@ def _save(fig: Any, path: Path) -> Path:
 
 
 def radar_values(run: RunData) -> dict[str, float | None]:
-    """Each radar axis of one run normalised to 0-1 (None where the dimension is missing)."""
-    dims = run.summary.get("dimensions") or {}
+    """Each radar axis of one run normalised to 0-1 the way the overall weighs it: the dimension over
+    its overall term's maximum, the clarity points over 10 (None where the dimension is missing)."""
+    dims = run.summary.dimensions
     out: dict[str, float | None] = {}
     for key, _ in RADAR_AXES:
         if key == "clarity":
             rate = dims.get("per" if run.lang == "zh" else "wer")
-            out[key] = None if rate is None else float(clarity_points(rate, run.protocol)) / 10.0
+            out[key] = None if rate is None else float(clarity_points_of(rate, run.protocol)) / 10.0
             continue
         v = dims.get(key)
-        scale = RADAR_SCALE[key]
-        if key == "empathy" and run.protocol == "v1":
-            scale = 10.0
-        if key == "reasoning" and run.protocol == "v1":
-            scale = 5.0
-        out[key] = None if v is None else max(0.0, min(1.0, float(v) / scale))
+        out[key] = None if v is None else max(0.0, min(1.0, float(v) / term(run.protocol, key).hi))
     return out
 
 
@@ -120,32 +126,19 @@ def robust_curves(run: RunData) -> dict[str, list[tuple[float, float]]]:
     run holds robust scores; otherwise read from ``summary.subsets.robust.extra``, accepting
     nested ``{family: {level: pr}}`` or flat ``"family/level"``-style keys, as % or fraction.
     """
-    by_cond: dict[tuple[str, str], list[float]] = defaultdict(list)
-    clean: list[float] = []
-    for (subset, sid) in run.scores:
-        v = item_value(run, subset, sid)
-        if v is None:
-            continue
-        if subset == "robust_clean":
-            clean.append(v)
-        elif subset == "robust":
-            s = run.samples.get((subset, sid))
-            cond = robust_condition(s) if s is not None else None
-            if cond:
-                by_cond[cond].append(v)
     curves: dict[str, list[tuple[float, float]]] = defaultdict(list)
-    if by_cond and clean and np.mean(clean) > 0:
-        base = float(np.mean(clean))
-        for (fam, level), cond_vals in by_cond.items():
-            x = _level_number(level)
-            if x is not None:
-                curves[fam].append((x, min(1.0, float(np.mean(cond_vals)) / base)))
-    else:
-        extra = ((run.summary.get("subsets") or {}).get("robust") or {}).get("extra") or {}
-        for fam, level, value in _walk_conditions(extra):
-            x = _level_number(level)
-            if x is not None:
-                curves[fam].append((x, value / 100.0 if value > 1.0 else value))
+    perturbed = next((s for s in catalog.specs(run.lang) if s.perturbed), None)
+    prs = robust.condition_prs(run.items(perturbed.name), run.items(perturbed.control or "")) if perturbed else {}
+    for cond, pr in prs.items():
+        fam, _, level = cond.partition("/")
+        x = _level_number(level)
+        if x is not None:
+            curves[fam].append((x, pr))
+    row = run.summary.subsets.get(perturbed.name) if perturbed is not None and not prs else None
+    for fam, level, value in _walk_conditions(row.extra if row is not None else {}):
+        x = _level_number(level)
+        if x is not None:
+            curves[fam].append((x, value / 100.0 if value > 1.0 else value))
     return {f: sorted(set(pts)) for f, pts in curves.items()}
 
 
@@ -216,24 +209,9 @@ def robustness_chart(runs: list[RunData], path: Path, title: str) -> Path | None
     return _save(fig, path)
 
 
-def latency_values(run: RunData) -> tuple[list[float], list[float], list[float]]:
-    """(FCL ms, first-audible ms, RTF) of the run's successful single_round replies that carry
-    harness timings (latency is measured on single_round, docs/scoring.md)."""
-    fcl: list[float] = []
-    faa: list[float] = []
-    rtf: list[float] = []
-    for (subset, _), r in run.replies.items():
-        if subset != "single_round" or r.failed or r.timings is None:
-            continue
-        for out, v in ((fcl, r.timings.fcl_ms), (faa, r.timings.faa_ms), (rtf, r.rtf)):
-            if v is not None and math.isfinite(v):
-                out.append(float(v))
-    return fcl, faa, rtf
-
-
 def latency_chart(runs: list[RunData], path: Path, title: str) -> Path | None:
     """FCL and first-audible-audio histograms and an RTF box plot per run."""
-    data = [(r, latency_values(r)) for r in runs]
+    data = [(r, (lat["fcl_ms"][0], lat["faa_ms"][0], lat["rtf"][0])) for r in runs if (lat := r.latency())]
     data = [d for d in data if any(d[1])]
     if not data:
         return None
@@ -265,13 +243,10 @@ def quality_latency_points(runs: list[RunData]) -> list[tuple[str, float, float,
     """(label, median first-audible ms, overall or partial overall, partial?) of each run that has both."""
     out = []
     for r in runs:
-        faa = (r.summary.get("dimensions") or {}).get("faa_ms")
-        ov = r.summary.get("overall") or {}
-        value, partial = ov.get("value"), False
-        if value is None and (ov.get("partial") or {}).get("value") is not None:
-            value, partial = ov["partial"]["value"], True
+        faa = r.summary.dimensions.get("faa_ms")
+        value, partial = r.summary.overall.shown()
         if faa is not None and value is not None:
-            out.append((r.label, float(faa), float(value), partial))
+            out.append((r.label, float(faa), value, partial))
     return out
 
 
@@ -297,20 +272,10 @@ def quality_latency_chart(runs: list[RunData], path: Path, title: str) -> Path |
 
 
 def category_values(run: RunData, subset: str) -> dict[str, tuple[float, int]]:
-    """Per-category value of a subset (scaled like its metric) and item count."""
-    vals: dict[str, list[float]] = defaultdict(list)
-    for (s, sid) in run.scores:
-        if s != subset:
-            continue
-        v = item_value(run, s, sid)
-        sample = run.samples.get((s, sid))
-        if v is None or sample is None:
-            continue
-        vals[sample.category or "(none)"].append(v)
-    if not vals:
-        return {}
-    pct = _metric(run, subset) in PERCENT_METRICS and max(max(v) for v in vals.values()) <= 1.0
-    return {c: ((100.0 if pct else 1.0) * float(np.mean(v)), len(v)) for c, v in sorted(vals.items())}
+    """Per-category value of a subset (its statistic on the category's items) and item count."""
+    metric = run.summary.subsets[subset].metric if subset in run.summary.subsets else None
+    tally = graph.tally_for(subset, run.lang, run.protocol, metric)
+    return graph.group_values(run.items(subset), tally, subset, lambda s: s.category or "(none)")
 
 
 def category_chart(runs: list[RunData], subset: str, path: Path, title: str) -> Path | None:
@@ -328,8 +293,10 @@ def category_chart(runs: list[RunData], subset: str, path: Path, title: str) -> 
         ax.barh(y + i * height, [d.get(c, (0.0, 0))[0] for c in cats], height=height, label=r.label)
     ax.set_yticks(y + height * (len(data) - 1) / 2, cats)
     ax.invert_yaxis()
-    metric = _metric(data[0][0], subset)
-    ax.set_xlabel("%" if metric in PERCENT_METRICS else "mean score")
+    row = data[0][0].summary.subsets.get(subset)
+    spec = catalog.find(subset)
+    metric = row.metric if row is not None and row.metric else spec.metric if spec is not None else "mean_score"
+    ax.set_xlabel("%" if metric in catalog.PERCENT_METRICS else "mean score")
     ax.set_title(title)
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     ax.grid(axis="x", alpha=0.3)

@@ -16,108 +16,53 @@ dimension and the overall (or partial overall) as ``{mean, sd, n, within_se, ci9
 from __future__ import annotations
 
 import json
-import math
-import re
-from collections.abc import Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vocalbench.files import write_json
+from vocalbench.report.runs import consistent, load_runs
+from vocalbench.runner.folder import REPEAT, RunFolder, repeat_dirs
+from vocalbench.scoring.stats import ci_se, difference_ci, pool_repeats
 
-PREFIX = "repeat-"
 REPEATS_FILE = "repeats.json"
-_K = re.compile(rf"^{PREFIX}(\d+)$")
-Z95 = 1.959964
 
 
-def repeat_dir(group: Path, k: int) -> Path:
-    return group / f"{PREFIX}{k}"
-
-
-def repeat_dirs(group: Path) -> list[Path]:
-    """The repeat run folders of ``group`` in repeat order (empty when it is not a repeat group)."""
-    from vocalbench.report.runs import is_run_dir
-
-    found = [(int(m.group(1)), p) for p in group.iterdir() if (m := _K.match(p.name)) and is_run_dir(p)] \
-        if group.is_dir() else []
-    return [p for _, p in sorted(found)]
-
-
-def pool(values: Sequence[float], within_se: Sequence[float | None]) -> dict[str, Any]:
-    """Mean, between-run SD and the 95 % CI of N repeats' values (see the module docstring)."""
-    x = np.asarray(values, dtype=float)
-    n = int(x.size)
-    mean = float(x.mean())
-    sd = float(x.std(ddof=1)) if n > 1 else 0.0
-    known = [s for s in within_se if s is not None]
-    out: dict[str, Any] = {"mean": round(mean, 4), "sd": round(sd, 4), "n": n, "values": [round(v, 4) for v in x]}
-    if known and len(known) == n:
-        within = math.sqrt(float(np.mean(np.square(known))))
-        half = Z95 * math.sqrt(within ** 2 + sd ** 2 / n)
-        out.update(within_se=round(within, 4), sources="items+runs")
-    elif n > 1:
-        from scipy.stats import t
-
-        half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-        out.update(within_se=None, sources="runs")
-    else:
-        return {**out, "within_se": None, "ci95": None, "sources": None}
-    out["ci95"] = [round(mean - half, 4), round(mean + half, 4)]
-    return out
-
-
-def _se(ci: Sequence[float] | None) -> float | None:
-    if not ci or len(ci) != 2 or not all(isinstance(c, int | float) for c in ci):
-        return None
-    return (float(ci[1]) - float(ci[0])) / (2 * Z95)
-
-
-def _overall_value(summary: dict[str, Any]) -> tuple[float | None, bool]:
-    ov = summary.get("overall") or {}
-    if ov.get("value") is not None:
-        return float(ov["value"]), False
-    part = ov.get("partial") or {}
-    return (float(part["value"]), True) if part.get("value") is not None else (None, False)
-
-
-def summarise(group: Path, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
-    """The pooled figures of ``group``'s repeats (every row present in all of them)."""
-    from vocalbench.report.runs import load_runs
-    from vocalbench.report.site import _consistent, run_cis
-
+def summarise(group: Path, n_boot: int = 1000, seed: int = 0, held: Mapping[Path, RunFolder] | None = None
+              ) -> dict[str, Any]:
+    """The pooled figures of ``group``'s repeats (every row present in all of them); ``held``: run
+    folders already open, read through their store."""
     dirs = repeat_dirs(group)
     if not dirs:
-        raise ValueError(f"{group}: no {PREFIX}K run folders")
-    runs = load_runs(dirs)
+        raise ValueError(f"{group}: no {REPEAT}K run folders")
+    runs = load_runs([(held or {}).get(d, d) for d in dirs])
     per: list[dict[str, tuple[float, float | None]]] = []
     partial = False
     for r in runs:
-        cis = run_cis(r, n_boot, seed)
+        cis = r.intervals(n_boot, seed)
 
         def se_of(stat: str, value: float, cis: dict[str, Any] = cis) -> float | None:
             got = cis.get(stat)
-            return _se(got[1]) if got is not None and _consistent(got[0], value) else None
+            return ci_se(got[1]) if got is not None and consistent(got[0], value) else None
 
         row: dict[str, tuple[float, float | None]] = {}
-        for name, sub in (r.summary.get("subsets") or {}).items():
-            if sub.get("value") is not None:
-                v = float(sub["value"])
-                row[f"subset:{name}"] = (v, _se(sub.get("ci95")) or se_of(f"subset:{name}", v))
-        for name, v in (r.summary.get("dimensions") or {}).items():
-            if v is not None:
-                row[f"dimension:{name}"] = (float(v), se_of(f"dimension:{name}", float(v)))
-        ov, is_partial = _overall_value(r.summary)
+        for name, sub in r.summary.subsets.items():
+            if sub.value is not None:
+                v = float(sub.value)
+                row[f"subset:{name}"] = (v, ci_se(sub.ci95) or se_of(f"subset:{name}", v))
+        for name, dv in r.summary.dimensions.items():
+            if dv is not None:
+                row[f"dimension:{name}"] = (float(dv), se_of(f"dimension:{name}", float(dv)))
+        ov, is_partial = r.summary.overall.shown()
         if ov is not None:
             partial = partial or is_partial
             row["overall"] = (ov, se_of("overall", ov) if not is_partial else None)
         per.append(row)
     common = [k for k in per[0] if all(k in p for p in per[1:])]
-    pooled = {k: pool([p[k][0] for p in per], [p[k][1] for p in per]) for k in common}
+    pooled = {k: pool_repeats([p[k][0] for p in per], [p[k][1] for p in per]) for k in common}
     first = runs[0].summary
     return {
-        "lang": first.get("lang"), "system": first.get("system"), "repeats": len(runs),
+        "lang": first.lang or None, "system": first.system or None, "repeats": len(runs),
         "runs": [d.name for d in dirs], "seeds": [r.config.get("seed") for r in runs],
         "subsets": {k.split(":", 1)[1]: v for k, v in pooled.items() if k.startswith("subset:")},
         "dimensions": {k.split(":", 1)[1]: v for k, v in pooled.items() if k.startswith("dimension:")},
@@ -128,9 +73,10 @@ def summarise(group: Path, n_boot: int = 1000, seed: int = 0) -> dict[str, Any]:
     }
 
 
-def write_repeats(group: Path, n_boot: int = 1000, seed: int = 0) -> Path:
+def write_repeats(group: Path, n_boot: int = 1000, seed: int = 0, held: Mapping[Path, RunFolder] | None = None
+                  ) -> Path:
     """Write ``GROUP/repeats.json`` (UTF-8, ``ensure_ascii=False``) and return its path."""
-    body = summarise(group, n_boot, seed)
+    body = summarise(group, n_boot, seed, held)
     return write_json(group / REPEATS_FILE, body)
 
 
@@ -170,9 +116,8 @@ def compare_repeats(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]
         d = float(ra["mean"]) - float(rb["mean"])
         row: dict[str, Any] = {"name": name, "a": ra["mean"], "b": rb["mean"], "sd_a": ra["sd"], "sd_b": rb["sd"],
                                "diff": round(d, 4), "ci95": None}
-        sa, sb = _se(ra.get("ci95")), _se(rb.get("ci95"))
+        sa, sb = ci_se(ra.get("ci95")), ci_se(rb.get("ci95"))
         if sa is not None and sb is not None:
-            half = Z95 * math.hypot(sa, sb)
-            row["ci95"] = [round(d - half, 4), round(d + half, 4)]
+            row["ci95"] = difference_ci(d, sa, sb)
         rows.append(row)
     return rows

@@ -1,56 +1,29 @@
-"""Loading run folders for reports: summary.json, config.json and the run store.
+"""Loading run folders for reports: summary.json (a :class:`~vocalbench.scoring.summary.Summary`),
+config.json and the run store, through :class:`~vocalbench.runner.folder.RunFolder`.
 
-A run folder holds one system on one language. ``--lang both`` writes ``RUN/en`` and ``RUN/zh``;
-:func:`expand_run_dirs` accepts either kind of folder.
+A run folder holds one system on one language. ``--lang both`` writes ``RUN/en`` and ``RUN/zh``, and
+``--repeats N`` ``repeat-K`` folders; :func:`vocalbench.runner.folder.language_folders` accepts any of them.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from vocalbench.errors import InputError
+from vocalbench import catalog
 from vocalbench.records import Reply, Sample, Score
-
-LANGS = ("en", "zh")
-
-
-class RunFolderError(InputError):
-    """A path that is neither a run folder nor a parent of en/ and zh/ run folders."""
+from vocalbench.runner.folder import CONFIG, LANGS, STORE, RunFolder, RunFolderError, is_run_dir, language_folders
+from vocalbench.scoring import graph as stats_graph
+from vocalbench.scoring.summary import Summary
 
 
-def is_run_dir(path: Path) -> bool:
-    """A language run folder has a summary.json or a store.sqlite."""
-    return (path / "summary.json").is_file() or (path / "store.sqlite").is_file()
-
-
-def expand_run_dirs(paths: Sequence[str | Path]) -> list[Path]:
-    """Language run folders for the given paths (a parent contributes its en/ and zh/, a repeat
-    group its repeat-K runs)."""
-    from vocalbench.report.repeats import repeat_dirs
-
-    out: list[Path] = []
-    for raw in paths:
-        p = Path(raw)
-        if not p.is_dir():
-            raise RunFolderError(f"{p}: no such folder")
-        if is_run_dir(p):
-            out.append(p)
-            continue
-        if repeat_dirs(p):
-            out.extend(repeat_dirs(p))
-            continue
-        subs = [q for lang in LANGS for q in ([p / lang] if is_run_dir(p / lang) else repeat_dirs(p / lang))]
-        if not subs:
-            raise RunFolderError(f"{p}: not a run folder (no summary.json or store.sqlite, and no en/ or zh/ run inside)")
-        out.extend(subs)
-    return out
-
-
-def _read_json(path: Path) -> dict[str, Any]:
+def _read_config(path: Path) -> dict[str, Any]:
+    """config.json as a dict ({} when there is none); RunFolderError when it is not a JSON object."""
     if not path.is_file():
         return {}
     try:
@@ -62,50 +35,31 @@ def _read_json(path: Path) -> dict[str, Any]:
     return body
 
 
-# the shape a report relies on: the type of each top-level key of summary.json that is present
-SUMMARY_SHAPE: dict[str, type | tuple[type, ...]] = {
-    "lang": str, "protocol": str, "system": str, "subsets": dict, "dimensions": dict, "overall": dict,
-    "provenance": dict, "meta": dict}
-
-
-def read_summary(path: Path) -> dict[str, Any]:
-    """A run's summary.json ({} when there is none); RunFolderError naming the file and the field
-    when it is not JSON or a key a report reads has the wrong type."""
-    body = _read_json(path)
-    for key, kind in SUMMARY_SHAPE.items():
-        if key in body and body[key] is not None and not isinstance(body[key], kind):
-            raise RunFolderError(f"{path}: not a vocalbench summary: field '{key}' is a {type(body[key]).__name__}")
-    for name, row in (body.get("subsets") or {}).items():
-        if not isinstance(row, dict):
-            raise RunFolderError(f"{path}: not a vocalbench summary: field 'subsets.{name}' is a {type(row).__name__}")
-    return body
-
-
 @dataclass
 class RunData:
     """Everything a report needs from one language run folder, loaded once."""
 
     path: Path
     lang: str
-    summary: dict[str, Any]
+    summary: Summary  # empty when the run has no summary.json (``has_summary``)
     config: dict[str, Any]
     samples: dict[tuple[str, str], Sample] = field(default_factory=dict)
     replies: dict[tuple[str, str], Reply] = field(default_factory=dict)
     scores: dict[tuple[str, str], dict[str, Score]] = field(default_factory=dict)
     label: str = ""
+    has_summary: bool = True
 
     @property
     def system(self) -> str:
-        return str(self.summary.get("system") or self.config.get("system") or self.path.name)
+        return str(self.summary.system or self.config.get("system") or self.path.name)
 
     @property
     def protocol(self) -> str:
-        return str(self.summary.get("protocol") or self.config.get("protocol") or "v2")
+        return str(self.summary.protocol or self.config.get("protocol") or "v2")
 
     @property
     def subsets(self) -> list[str]:
-        names = set(self.summary.get("subsets") or {}) | {s for s, _ in self.samples}
-        return sorted(names)
+        return sorted(set(self.summary.subsets) | {s for s, _ in self.samples})
 
     def main_score(self, subset: str, sample_id: str) -> Score | None:
         """The sample's ``main`` score, None when it has none."""
@@ -136,10 +90,45 @@ class RunData:
             candidates.append(Path.cwd() / p)
         return next((c for c in candidates if c.is_file()), None)
 
+    def latency(self) -> dict[str, tuple[list[float], list[str]]]:
+        """``{fcl_ms|faa_ms|rtf: (values, sample ids)}`` of the successful replies of the timed subsets
+        that carry harness timings (latency is measured on single_round, docs/scoring.md)."""
+        timed = set(catalog.timed())
+        out: dict[str, tuple[list[float], list[str]]] = {k: ([], []) for k in ("fcl_ms", "faa_ms", "rtf")}
+        for (subset, sid), r in self.replies.items():
+            if subset not in timed or r.failed or r.timings is None:
+                continue
+            for which, v in (("fcl_ms", r.timings.fcl_ms), ("faa_ms", r.timings.faa_ms), ("rtf", r.rtf)):
+                if v is not None and math.isfinite(v):
+                    out[which][0].append(float(v))
+                    out[which][1].append(sid)
+        return out
 
-def _judge_id(summary: dict[str, Any], config: dict[str, Any]) -> str:
-    prov = summary.get("provenance") or {}
-    return str(prov.get("judge") or config.get("judge") or "")
+    def items(self, subset: str) -> list[tuple[Sample, list[Score]]]:
+        """The run's scored items of ``subset`` (sample and scores), in the order of the store."""
+        return [(s, list(named.values())) for (sub, sid), named in self.scores.items()
+                if sub == subset and (s := self.samples.get((sub, sid))) is not None]
+
+    @cached_property
+    def graph(self) -> stats_graph.Graph:
+        """The run's statistics graph (scoring/graph.py): per-cluster sums and every statistic."""
+        return stats_graph.build(
+            self.scores, self.samples, lang=self.lang, protocol=self.protocol,
+            version=self.summary.overall.version or self.protocol, dimensions=self.summary.dimensions,
+            metrics={name: row.metric for name, row in self.summary.subsets.items() if row.metric})
+
+    def intervals(self, resamples: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
+        """Point value and 95 % bootstrap CI of every statistic of the run (clustered, stratified)."""
+        return stats_graph.intervals(self.graph, resamples, seed)
+
+
+def consistent(point: float, reported: float) -> bool:
+    """Whether a value recomputed from item scores matches the summary's (rounding aside)."""
+    return abs(point - reported) <= max(0.02, 0.002 * abs(reported))
+
+
+def _judge_id(summary: Summary, config: dict[str, Any]) -> str:
+    return str(summary.provenance.judge or config.get("judge") or "")
 
 
 def _pick(current: Score | None, new: Score, judge: str) -> Score:
@@ -154,42 +143,43 @@ def _pick(current: Score | None, new: Score, judge: str) -> Score:
     return new  # later rows are newer (INSERT OR REPLACE appends)
 
 
-def load_run(path: str | Path, with_store: bool = True) -> RunData:
-    """Load one language run folder."""
-    p = Path(path)
+def load_run(run: str | Path | RunFolder, with_store: bool = True) -> RunData:
+    """Load one language run folder (a held :class:`RunFolder` lends its open store)."""
+    if not isinstance(run, RunFolder):
+        with RunFolder(run) as folder:
+            return load_run(folder, with_store)
+    p = run.path
     if not is_run_dir(p):
         raise RunFolderError(f"{p}: not a run folder")
-    summary = read_summary(p / "summary.json")
-    config = _read_json(p / "config.json")
-    lang = str(summary.get("lang") or config.get("lang") or (p.name if p.name in LANGS else "en"))
-    run = RunData(path=p, lang=lang, summary=summary, config=config)
-    if with_store and (p / "store.sqlite").is_file():
-        from vocalbench.runner.store import RunStore
-
+    has_summary = run.summary_path.is_file()
+    summary = Summary.load(run.summary_path) if has_summary else Summary()
+    config = _read_config(p / CONFIG)
+    lang = str(summary.lang or config.get("lang") or (p.name if p.name in LANGS else "en"))
+    data = RunData(path=p, lang=lang, summary=summary, config=config, has_summary=has_summary)
+    if with_store and (p / STORE).is_file():
         judge = _judge_id(summary, config)
-        with RunStore(p) as store:
-            run.samples = {(s.subset, s.id): s for s in store.samples()}
-            run.replies = store.replies()
-            for sc in store.scores():
-                slot = run.scores.setdefault((sc.subset, sc.sample_id), {})
-                slot[sc.name] = _pick(slot.get(sc.name), sc, judge)
-    return run
+        store = run.store
+        data.samples = {(s.subset, s.id): s for s in store.samples()}
+        data.replies = store.replies()
+        for sc in store.scores():
+            slot = data.scores.setdefault((sc.subset, sc.sample_id), {})
+            slot[sc.name] = _pick(slot.get(sc.name), sc, judge)
+    return data
 
 
-def load_runs(paths: Sequence[str | Path], with_store: bool = True) -> list[RunData]:
-    """Load every language run under ``paths`` and give each a unique display label."""
-    runs = [load_run(p, with_store) for p in expand_run_dirs(paths)]
+def load_runs(runs: Sequence[str | Path | RunFolder], with_store: bool = True) -> list[RunData]:
+    """Load every language run under ``runs`` (held run folders as they are) and give each a unique label."""
+    held = {r.path: r for r in runs if isinstance(r, RunFolder)}
+    paths = language_folders([r.path if isinstance(r, RunFolder) else r for r in runs])
+    loaded = [load_run(held.get(p, p), with_store) for p in paths]
     seen: dict[str, int] = {}
-    for r in runs:
+    for r in loaded:
         base = f"{r.system} [{r.lang}]"
         seen[base] = seen.get(base, 0) + 1
-    for r in runs:
+    for r in loaded:
         base = f"{r.system} [{r.lang}]"
-        if seen[base] > 1:
-            r.label = f"{r.system} ({r.path.parent.name}/{r.path.name}) [{r.lang}]"
-        else:
-            r.label = base
-    return runs
+        r.label = f"{r.system} ({r.path.parent.name}/{r.path.name}) [{r.lang}]" if seen[base] > 1 else base
+    return loaded
 
 
 def load_one_run(path: str | Path) -> RunData:

@@ -24,18 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from vocalbench import catalog
 from vocalbench.files import inside, write_atomic
 from vocalbench.records import EMOTIONS_5
-from vocalbench.report.measures import (
-    DIMENSION_LABEL,
-    LOWER_IS_BETTER,
-    build_run_table,
-    item_value,
-    point_value,
-)
 from vocalbench.report.plots import (
     category_chart,
     latency_chart,
@@ -43,9 +34,11 @@ from vocalbench.report.plots import (
     radar_chart,
     robustness_chart,
 )
-from vocalbench.report.runs import RunData, load_runs
-from vocalbench.report.stats import bootstrap_totals, percentile_ci
+from vocalbench.report.repeats import load_repeats
+from vocalbench.report.runs import RunData, consistent, load_runs
+from vocalbench.runner.folder import RunFolder
 from vocalbench.scoring import dimensions
+from vocalbench.scoring.subsets import item_value
 
 log = logging.getLogger(__name__)
 
@@ -70,34 +63,14 @@ def fmt(dim: str, v: float | None) -> str:
     return f"{v:.{spec.digits if spec is not None else 2}f}"
 
 
-def run_cis(run: RunData, n_boot: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
-    """Point value and 95 % bootstrap CI of every statistic of one run (clustered, stratified)."""
-    rt = build_run_table(run)
-    if not rt.stats or not rt.table.clusters:
-        return {}
-    cols = rt.table.columns
-    sums = rt.table.matrix(rt.table.clusters, cols)
-    tot = bootstrap_totals(sums, rt.table.strata, n_boot, seed)
-    idx = {c: i for i, c in enumerate(cols)}
-    out: dict[str, tuple[float, tuple[float, float]]] = {}
-    for name, stat in rt.stats.items():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ci = percentile_ci(stat.fn(tot[:, [idx[c] for c in stat.columns]]))
-        point = point_value(rt, name)
-        if ci is not None and point is not None:
-            out[name] = (point, ci)
-    return out
-
-
-def _consistent(point: float, reported: float) -> bool:
-    """Whether a value recomputed from item scores matches the summary's (rounding aside)."""
-    return abs(point - reported) <= max(0.02, 0.002 * abs(reported))
+def label(dim: str) -> str:
+    spec = dimensions.DIMENSIONS.get(dim)
+    return spec.label if spec is not None else dim
 
 
 def _dimension_unscored(run: RunData, dim: str) -> int:
-    subsets = run.summary.get("subsets") or {}
-    names = dimensions.subsets_of(dim, run.lang)
-    return sum(int((subsets.get(s) or {}).get("unscored") or 0) for s in names)
+    subsets = run.summary.subsets
+    return sum(subsets[s].unscored for s in dimensions.subsets_of(dim, run.lang) if s in subsets)
 
 
 def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> list[dict[str, Any]]:
@@ -106,59 +79,53 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
     for r in runs:
         if r.lang != lang:
             continue
-        cis = run_cis(r, n_boot, seed) if n_boot > 0 else {}
-        dims = r.summary.get("dimensions") or {}
-        subsets = r.summary.get("subsets") or {}
-        prov = r.summary.get("provenance") or {}
-        ov = r.summary.get("overall") or {}
+        cis = r.intervals(n_boot, seed) if n_boot > 0 else {}
+        dims, subsets, prov, ov = r.summary.dimensions, r.summary.subsets, r.summary.provenance, r.summary.overall
         cells = []
         ci_notes: list[str] = []
         for d in dimensions.shown(lang):
             v = dims.get(d)
             ci = None
             boot = cis.get(f"dimension:{d}")
-            if boot is not None and v is not None and _consistent(boot[0], float(v)):
+            if boot is not None and v is not None and consistent(boot[0], float(v)):
                 ci = boot[1]
             elif boot is not None and v is not None:
-                ci_notes.append(f"{DIMENSION_LABEL.get(d, d)}: item scores give {boot[0]:.3f}, the summary {float(v):.3f}")
-            row = dimensions.ci_row(d, lang)
-            if ci is None and v is not None and row is not None:
-                sci = (subsets.get(row) or {}).get("ci95")
-                ci = (float(sci[0]), float(sci[1])) if sci else None
+                ci_notes.append(f"{label(d)}: item scores give {boot[0]:.3f}, the summary {float(v):.3f}")
+            if ci is None and v is not None:
+                ci = r.summary.ci95(dimensions.ci_row(d, lang))
             unscored = _dimension_unscored(r, d)
-            incomplete = [s for s in dimensions.subsets_of(d, lang)
-                          if s in subsets and not (subsets[s] or {}).get("complete", True)]
+            incomplete = [s for s in dimensions.subsets_of(d, lang) if s in subsets and not subsets[s].complete]
             cells.append({
                 "dim": d, "value": v, "text": fmt(d, v),
                 "ci": None if ci is None or v is None else f"[{fmt(d, ci[0])}, {fmt(d, ci[1])}]",
                 "sort": "" if v is None else repr(float(v)), "unscored": unscored,
                 "incomplete": incomplete, "missing": v is None,
             })
-        partial = ov.get("partial") or None
-        value = ov.get("value")
+        partial = ov.partial or None
+        value = ov.value
         if value is not None:
             o_text, o_sort = f"{float(value):.3f}", repr(float(value))
         elif partial:
-            o_text, o_sort = f"{float(partial['value']):.1f} of {float(partial['max']):.0f}", ""
+            o_text, o_sort = f"{float(partial.value):.1f} of {float(partial.max):.0f}", ""
         else:
             o_text, o_sort = "—", ""
         oboot = cis.get("overall")
         oci = None
         if oboot is not None and value is not None:
-            if _consistent(oboot[0], float(value)):
+            if consistent(oboot[0], float(value)):
                 oci = oboot[1]
             else:
                 ci_notes.append(f"Overall: item scores give {oboot[0]:.3f}, the summary {float(value):.3f}")
         rows.append({
             "label": r.label, "system": r.system, "path": str(r.path),
-            "comparable": bool(prov.get("leaderboard_comparable", False)),
-            "provenance": ", ".join(f"{k}: {prov[k]}" for k in ("asr", "mos", "emotion", "judge") if prov.get(k)),
+            "comparable": prov.leaderboard_comparable,
+            "provenance": ", ".join(f"{k}: {v}" for k in ("asr", "mos", "emotion", "judge") if (v := getattr(prov, k))),
             "overall_text": o_text, "overall_sort": o_sort, "partial": value is None and bool(partial),
             "overall_ci": None if oci is None else f"[{oci[0]:.2f}, {oci[1]:.2f}]",
-            "overall_missing": list(ov.get("missing") or []),
-            "version": ov.get("version") or r.protocol,
-            "cells": cells, "unscored_total": sum(int((s or {}).get("unscored") or 0) for s in subsets.values()),
-            "system_errors": sum(int((s or {}).get("system_errors") or 0) for s in subsets.values()),
+            "overall_missing": list(ov.missing),
+            "version": ov.version or r.protocol,
+            "cells": cells, "unscored_total": sum(row.unscored for row in subsets.values()),
+            "system_errors": sum(row.system_errors for row in subsets.values()),
             "ci_notes": ci_notes,
         })
     return rows
@@ -166,8 +133,6 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
 
 def repeat_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     """One row per repeat group of ``lang`` among the runs: overall and dimensions as mean ± SD [CI]."""
-    from vocalbench.report.repeats import load_repeats
-
     rows = []
     for group in dict.fromkeys(r.path.parent for r in runs if r.lang == lang):
         body = load_repeats(group)
@@ -193,11 +158,11 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     for r in runs:
         if r.lang != lang:
             continue
-        v = (r.summary.get("provenance") or {}).get("judge_validity")
-        if not v:
+        v = r.summary.provenance.judge_validity
+        if v is None:
             continue
         families = []
-        for fam, fig in sorted((v.get("families") or {}).items()):
+        for fam, fig in sorted(v.families.items()):
             if "kappa" in fig:
                 figure = f"κ {fig['kappa']}, bias {fig.get('bias')} pt"
             elif "spearman" in fig:
@@ -206,9 +171,8 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
                 figure = "—"
             families.append({"family": fam, "status": fig.get("status", ""), "figure": figure,
                              "n": fig.get("n"), "validated": bool(fig.get("validated"))})
-        out.append({"label": r.label, "judge": v.get("judge"), "checked_at": v.get("checked_at") or "never",
-                    "families": families, "warnings": v.get("unvalidated_subsets") or {},
-                    "same_model": bool(v.get("same_model_as_system"))})
+        out.append({"label": r.label, "judge": v.judge, "checked_at": v.checked_at or "never",
+                    "families": families, "warnings": v.unvalidated_subsets, "same_model": v.same_model_as_system})
     return out
 
 
@@ -218,22 +182,20 @@ def missing_notes(runs: list[RunData], lang: str) -> list[str]:
     for r in runs:
         if r.lang != lang:
             continue
-        dims = r.summary.get("dimensions") or {}
-        if not r.summary:
+        if not r.has_summary:
             notes.append(f"{r.label}: no summary.json (score the run first)")
             continue
-        absent = [DIMENSION_LABEL.get(d, d) for d in dimensions.shown(lang) if dims.get(d) is None]
+        absent = [label(d) for d in dimensions.shown(lang) if r.summary.dimensions.get(d) is None]
         if absent:
             notes.append(f"{r.label}: not run or not available: {', '.join(absent)}")
-        for s, e in sorted((r.summary.get("subsets") or {}).items()):
-            e = e or {}
-            if e.get("n") and not e.get("scored"):
-                notes.append(f"{r.label}: {s} has no scored items ({e.get('unscored', 0)} unscored)")
-            elif not e.get("complete", True):
-                notes.append(f"{r.label}: {s} is incomplete ({e.get('unscored', 0)} unscored)")
-        ov = r.summary.get("overall") or {}
-        if ov.get("value") is None and ov.get("missing"):
-            notes.append(f"{r.label}: overall is partial; missing or incomplete: {', '.join(ov['missing'])}")
+        for s, e in sorted(r.summary.subsets.items()):
+            if e.n and not e.scored:
+                notes.append(f"{r.label}: {s} has no scored items ({e.unscored} unscored)")
+            elif not e.complete:
+                notes.append(f"{r.label}: {s} is incomplete ({e.unscored} unscored)")
+        ov = r.summary.overall
+        if ov.value is None and ov.missing:
+            notes.append(f"{r.label}: overall is partial; missing or incomplete: {', '.join(ov.missing)}")
         if not r.scores and (r.path / "store.sqlite").exists():
             notes.append(f"{r.label}: the store holds no per-sample scores (no CIs, no viewer scores)")
     return notes
@@ -313,10 +275,11 @@ def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
         for i, r in enumerate(runs):
             entry["runs"].append(_run_entry(r, i, subset, sid, out) if r.lang == lang else None)
         samples.append(entry)
-    return _clean_json({
+    data: dict[str, Any] = _clean_json({
         "runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
         "samples": samples,
     })
+    return data
 
 
 def _idx(sample: Any) -> int:
@@ -328,7 +291,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
     named = r.scores.get((subset, sid)) or {}
     if reply is None and not named:
         return None
-    main = item_value(r, subset, sid)
+    main = item_value(named, r.protocol)
     scores = []
     emotion = None
     mos = None
@@ -376,13 +339,14 @@ def _env() -> Any:
                        trim_blocks=True, lstrip_blocks=True)
 
 
-def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int = 1000, seed: int = 0) -> ReportResult:
-    """Write the whole report for the given run folders into ``out_dir``."""
+def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path, n_boot: int = 1000,
+                 seed: int = 0) -> ReportResult:
+    """Write the whole report for the given run folders (held ones read through their open store) into ``out_dir``."""
     runs = load_runs(paths)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     res = ReportResult(out_dir=out)
-    res.files.extend(_markdown(runs, out, res))
+    res.files.extend(_markdown(runs, out))
     langs = [lang for lang in ("en", "zh") if any(r.lang == lang for r in runs)]
     sections = []
     for lang in ("en", "zh"):
@@ -411,13 +375,13 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
         rows = leaderboard_rows(runs, lang, n_boot, seed)
         sections.append({
             "lang": lang, "name": LANG_NAME[lang],
-            "columns": [{"dim": d, "label": DIMENSION_LABEL.get(d, d), "lower": d in LOWER_IS_BETTER}
-                        for d in dimensions.shown(lang)],
+            "columns": [{"dim": d, "label": label(d), "lower": dimensions.DIMENSIONS[d].lower_is_better
+                         if d in dimensions.DIMENSIONS else False} for d in dimensions.shown(lang)],
             "rows": rows,
             "judges": judge_validity_rows(runs, lang),
             "repeats": repeat_rows(runs, lang),
             "repeat_columns": [{"dim": "overall", "label": "Overall"}] + [
-                {"dim": d, "label": DIMENSION_LABEL.get(d, d)} for d in dimensions.shown(lang)],
+                {"dim": d, "label": label(d)} for d in dimensions.shown(lang)],
             "notes": missing_notes(runs, lang) + plot_missing + [
                 f"{r['label']}: no bootstrap CI shown for {n} (recomputation differs)" for r in rows for n in r["ci_notes"]],
             "plots": plots,
@@ -436,16 +400,10 @@ def write_report(paths: Sequence[str | Path], out_dir: str | Path, n_boot: int =
     return res
 
 
-def _markdown(runs: list[RunData], out: Path, res: ReportResult) -> list[Path]:
+def _markdown(runs: list[RunData], out: Path) -> list[Path]:
     """leaderboard.md through the Markdown writer of vocalbench.report.leaderboard."""
-    try:
-        from vocalbench.report.leaderboard import write_markdown
-    except ImportError as exc:
-        # COORDINATION: leaderboard.md is written by report/leaderboard.py (scoring-core owner);
-        # until that module exists the report says so instead of writing a second format.
-        res.warnings.append(f"leaderboard.md not written: vocalbench.report.leaderboard is not available ({exc})")
-        log.warning("%s", res.warnings[-1])
-        return []
+    from vocalbench.report.leaderboard import write_markdown
+
     target = out / "leaderboard.md"
     write_markdown([r.path for r in runs], target)
     return [target] if target.exists() else []

@@ -1,13 +1,46 @@
-"""A run folder's config.json: what generate records (resolved config, versions, the system's
-description, the latency origin; never a secret) and the check that a folder holds one system."""
+"""A run folder and everything it holds: one system on one language::
+
+    RUN/store.sqlite   samples, replies, scores, judge calls, meta (runner/store.py)
+    RUN/audio/         reply audio, written as it arrives
+    RUN/config.json    the resolved config and what the run records (versions, system details,
+                       where imported outputs came from); never a secret
+    RUN/summary.json   written by scoring
+
+:class:`RunFolder` owns how a run starts or resumes: a folder holds one system; a Hub dataset stays
+at the commit the run started with; the release's samples are checked against the fingerprints in
+the store (a changed sample is refused, or its replies and scores redone); the data source and the
+config are recorded. From entering to leaving it holds the folder's one store handle, so that every
+step of a command shares it (generate, score and the report of ``run``; ``import``; ``score``; the
+report's reading). Repeated runs (``run --repeats N``) are folders ``GROUP/repeat-K``;
+:func:`language_folders` finds the language run folders under the paths a command is given.
+"""
 
 from __future__ import annotations
 
+import re
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
-from vocalbench.config import RunConfig
+from vocalbench.config import RunConfig, saved_records
+from vocalbench.errors import InputError
+from vocalbench.records import Sample
+from vocalbench.runner.fingerprint import sync_release
+from vocalbench.runner.store import RunStore
+
+CONFIG, SUMMARY, STORE = "config.json", "summary.json", "store.sqlite"
+DATA_SOURCE = "data_source"  # store meta: the Hub dataset and commit the samples came from
+REPEAT = "repeat-"  # GROUP/repeat-K: the K-th of a run's repeats
+LANGS = ("en", "zh")
+_REPEAT_K = re.compile(rf"^{REPEAT}(\d+)$")
+LATENCY = {"clock": "time.monotonic, client side (harness)",
+           "origin": "request handed to the client (HTTP) / response.create after commit (realtime); "
+                     "each reply's timings.origin names it"}
+
+
+class RunFolderError(InputError):
+    """A path that is neither a run folder nor a parent of en/ and zh/ (or repeat-K) run folders."""
 
 
 def versions() -> dict[str, str]:
@@ -26,46 +59,140 @@ def versions() -> dict[str, str]:
     return out
 
 
-def save_config(cfg: RunConfig, run_dir: Path, describe: dict[str, Any] | None) -> None:
-    """RUN/config.json: the resolved config, versions, system description, latency origin; no secrets."""
-    extra: dict[str, Any] = {
-        "versions": versions(),
-        "latency": {"clock": "time.monotonic, client side (harness)",
-                    "origin": "request handed to the client (HTTP) / response.create after commit (realtime); "
-                              "each reply's timings.origin names it"},
-    }
+class RunFolder:
+    """One language run folder. ``with RunFolder(path) as run:`` holds it; the store opens on first
+    use and closes on leaving (entering is where the folder's lock belongs)."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._store: RunStore | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+
+    @property
+    def store(self) -> RunStore:
+        """The folder's store, opened (and made) on first use and held until the folder is left."""
+        if self._store is None:
+            self._store = RunStore(self.path)
+        return self._store
+
+    @property
+    def has_store(self) -> bool:
+        """Whether the folder has a store (something named store.sqlite: opening it says whether it is one)."""
+        return (self.path / STORE).exists()
+
+    @property
+    def summary_path(self) -> Path:
+        return self.path / SUMMARY
+
+    # -- config.json ---------------------------------------------------------------------------
+    def config(self) -> RunConfig:
+        """The run's config (FileNotFoundError without one; ConfigError when it is invalid)."""
+        return RunConfig.load(self.path)
+
+    def records(self) -> dict[str, object]:
+        """What config.json records beside the config (kept when the config is rewritten)."""
+        return saved_records(self.path)
+
+    def save_config(self, cfg: RunConfig, records: Mapping[str, object]) -> Path:
+        """Write config.json: the config and ``records`` (config.RECORD_KEYS); no secrets."""
+        return cfg.save(self.path, extra=dict(records))
+
+    def check_resume(self, cfg: RunConfig) -> None:
+        """A run folder holds one system: refuse (ValueError) to mix replies of another one."""
+        if (self.path / CONFIG).exists():
+            old = self.config()
+            if old.system != cfg.system or old.lang != cfg.lang:
+                raise ValueError(f"{self.path} holds a run of {old.system} ({old.lang}); choose another --out")
+
+    # -- its data ------------------------------------------------------------------------------
+    def pinned(self, data: str) -> str:
+        """``data``, a Hub dataset pinned to the commit the run started with (a resume keeps its version)."""
+        from vocalbench.data import hub
+
+        if hub.parse(data) is None or not self.has_store:
+            return data
+        return hub.pinned(data, self.store.get_meta(DATA_SOURCE))
+
+    def samples(self, data: str, lang: str, subsets: list[str] | None = None, limit: int | None = None) -> list[Sample]:
+        """The samples of the run, from its (pinned) data."""
+        from vocalbench.data import load_samples
+
+        return list(load_samples(self.pinned(data), lang, subsets, limit))
+
+    def begin(self, data: str, samples: Sequence[Sample], *, redo: bool) -> list[tuple[str, str]]:
+        """Check ``samples`` against the store's fingerprints (:func:`sync_release`: a changed sample
+        is refused, or with ``redo`` its replies and scores dropped) and record the Hub commit the
+        data resolved to; returns the keys of the samples to redo."""
+        from vocalbench.data import hub
+
+        redone = sync_release(self.store, samples, redo=redo)
+        source = hub.source(self.pinned(data))
+        if source is not None:
+            self.store.set_meta(DATA_SOURCE, source)
+        return redone
+
+    def start(self, cfg: RunConfig, samples: Sequence[Sample], *, redo: bool) -> list[tuple[str, str]]:
+        """Start or resume generating into the folder: :meth:`begin`, then config.json and the
+        samples into the store; returns the keys of the samples to redo."""
+        redone = self.begin(cfg.data, samples, redo=redo)
+        self.save_config(cfg, generated_records(None))
+        self.store.add_samples(samples)
+        return redone
+
+
+def generated_records(describe: dict[str, Any] | None) -> dict[str, object]:
+    """What a generated run records beside its config: versions, the latency clock, the system."""
+    out: dict[str, object] = {"versions": versions(), "latency": LATENCY}
     if describe is not None:
-        extra["system_details"] = describe
-    cfg.save(run_dir, extra=extra)
+        out["system_details"] = describe
+    return out
 
 
-def check_resume(cfg: RunConfig, run_dir: Path) -> None:
-    """A run folder holds one system: refuse (ValueError) to mix replies of another one."""
-    if (run_dir / "config.json").exists():
-        old = RunConfig.load(run_dir)
-        if old.system != cfg.system or old.lang != cfg.lang:
-            raise ValueError(f"{run_dir} holds a run of {old.system} ({old.lang}); choose another --out")
+# -- the layout of run folders ------------------------------------------------------------------
+def is_run_dir(path: Path) -> bool:
+    """A language run folder has a summary.json or a store.sqlite."""
+    return (path / SUMMARY).is_file() or (path / STORE).is_file()
 
 
-DATA_SOURCE = "data_source"  # store meta: the Hub dataset and commit the samples came from
+def repeat_dir(group: Path, k: int) -> Path:
+    """The folder of the ``k``-th repeat of a group."""
+    return group / f"{REPEAT}{k}"
 
 
-def record_data_source(store: Any, data: str) -> None:
-    """Record in the store which Hub commit ``data`` resolved to (nothing for folders and built-ins)."""
-    from vocalbench.data import hub
+def repeat_dirs(group: Path) -> list[Path]:
+    """The repeat run folders of ``group`` in repeat order (empty when it is not a repeat group)."""
+    if not group.is_dir():
+        return []
+    found = [(int(m.group(1)), p) for p in group.iterdir() if (m := _REPEAT_K.match(p.name)) and is_run_dir(p)]
+    return [p for _, p in sorted(found)]
 
-    src = hub.source(data)
-    if src is not None:
-        store.set_meta(DATA_SOURCE, src)
 
-
-def pinned_data(data: str, run_dir: Path) -> str:
-    """``data`` pinned to the Hub commit an existing run in ``run_dir`` recorded (a resume keeps its version)."""
-    from vocalbench.data import hub
-    from vocalbench.runner.store import RunStore
-
-    if hub.parse(data) is None or not (run_dir / "store.sqlite").exists():
-        return data
-    with RunStore(run_dir) as store:
-        return hub.pinned(data, store.get_meta(DATA_SOURCE))
-
+def language_folders(paths: Sequence[str | Path]) -> list[Path]:
+    """The language run folders of the given paths: a run folder itself, a repeat group's repeat-K
+    runs, or a parent's en/ and zh/ (each a run folder or a repeat group)."""
+    out: list[Path] = []
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_dir():
+            raise RunFolderError(f"{p}: no such folder")
+        if is_run_dir(p):
+            out.append(p)
+            continue
+        if repeat_dirs(p):
+            out.extend(repeat_dirs(p))
+            continue
+        subs = [q for lang in LANGS for q in ([p / lang] if is_run_dir(p / lang) else repeat_dirs(p / lang))]
+        if not subs:
+            raise RunFolderError(f"{p}: not a run folder (no summary.json or store.sqlite, and no en/ or zh/ run inside)")
+        out.extend(subs)
+    return out

@@ -20,8 +20,8 @@ from typing import Any
 
 from vocalbench.config import RunConfig, cache_dir
 from vocalbench.records import ErrorInfo, Sample
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import Collected
+from vocalbench.systems.options import SystemOptions
 
 _SAVED_ENV: dict[str, str | None] = {}
 

@@ -8,12 +8,13 @@ with the metric's worst value. Scorers never invent a 0, 1 or -1 for an evaluato
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from vocalbench.components.rubric import Rubric, Verdict
 from vocalbench.records import Reply, Sample, Score
+from vocalbench.scoring.stats import Statistic
 
 
 class Judge(Protocol):
@@ -40,7 +41,7 @@ class ScoringContext:
 
 @dataclass
 class SubsetResult:
-    """One row of ``summary.json``'s ``subsets`` (DESIGN.md)."""
+    """One row of ``summary.json``'s ``subsets`` (docs/scoring.md, summary.json)."""
 
     metric: str
     value: float | None
@@ -69,6 +70,15 @@ class Tally(Protocol):
     def add(self, sample: Sample, scores: list[Score]) -> None: ...
 
     def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult: ...
+
+    def item_sums(self, sample: Sample, scores: list[Score]) -> dict[str, float]:
+        """What one item adds to the per-cluster column sums its statistic reads (by column name)."""
+        ...
+
+    def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:
+        """The pure function of those sums' totals that gives its value (graph column names:
+        ``<subset>/<column>``; the control's for a compared subset); None when ``columns`` lack any."""
+        ...
 
 
 class ItemScorer(Protocol):

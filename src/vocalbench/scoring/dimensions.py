@@ -1,52 +1,57 @@
-"""Subset results -> the ``dimensions`` of ``summary.json`` (DESIGN.md), null when not run.
+"""Subset results -> the ``dimensions`` of ``summary.json`` (docs/scoring.md), null when not run.
 
-Which subsets make a dimension is read from their declarations (:mod:`vocalbench.catalog`):
-a dimension carried by one subset copies its value (reasoning, empathy = emotion, ...); one carried
-by several is their mean (zh knowledge: chinese/foreign/general_knowledge); a subset declared with
-``dimension_is_preserve_rate`` gives ``min(100, acc(subset) / acc(control) * 100)`` (code_switching,
-dialect). utmos, wer|per, rtf, fcl_ms and faa_ms copy the acoustic and latency rows. A dimension built from
-an incomplete subset is reported in ``incomplete``.
+How a dimension is made is declared once, by :func:`recipe`, from the subsets' declarations
+(:mod:`vocalbench.catalog`): a dimension carried by one subset copies its value (reasoning,
+empathy = emotion, ...); one carried by several is their mean (zh knowledge:
+chinese/foreign/general_knowledge); a subset declared with ``dimension_is_preserve_rate`` gives
+``min(100, acc(subset) / acc(control) * 100)`` (code_switching, dialect). utmos, wer|per, rtf,
+fcl_ms and faa_ms copy the acoustic and latency rows. :func:`compute` applies the recipes to the
+subset rows' values (``summary.json``), the statistics graph to subset statistics (the report's
+bootstrap). A dimension built from an incomplete subset is reported in ``incomplete``.
 
-:data:`DIMENSIONS` is the one table of how each dimension is shown (label, digits, direction,
-radar scale); the report, leaderboard and plots read it.
+:data:`DIMENSIONS` is the one table of how each dimension is shown (label, digits, direction, on
+the radar); the report, leaderboard and plots read it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from vocalbench import catalog
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import mean_of, preserve_rate
+from vocalbench.scoring.stats import mean_of, pr_value, preserve_rate
 
-__all__ = ["DIMENSIONS", "ROWS", "DimensionSpec", "Dimensions", "ci_row", "clarity_of", "compute", "dimension_order",
-           "preserve_rate", "shown", "subsets_of"]
+__all__ = ["DIMENSIONS", "ROWS", "DimensionSpec", "Dimensions", "Recipe", "ci_row", "clarity_of", "compute",
+           "dimension_order", "preserve_rate", "recipe", "shown", "subsets_of"]
 
 
 @dataclass(frozen=True)
 class DimensionSpec:
     """How a dimension is shown: ``label``, ``short`` (radar axis), ``digits`` printed,
-    ``lower_is_better``, and ``radar`` (the value that maps to 1 on the radar; None: not drawn)."""
+    ``lower_is_better``, and ``radar``: drawn on the radar, where its overall term's maximum
+    (``scoring.overall.Term.hi``) maps to 1."""
 
     name: str
     label: str
     short: str = ""
     digits: int = 2
     lower_is_better: bool = False
-    radar: float | None = None
+    radar: bool = False
 
 
 DIMENSIONS: dict[str, DimensionSpec] = {d.name: d for d in (
-    DimensionSpec("knowledge", "Knowledge", "K", radar=100.0),
-    DimensionSpec("reasoning", "Reasoning", "R", radar=100.0),
-    DimensionSpec("creativity", "Creativity", "C", 3, radar=5.0),
-    DimensionSpec("single_round", "Single-round", "SR", 3, radar=5.0),
+    DimensionSpec("knowledge", "Knowledge", "K", radar=True),
+    DimensionSpec("reasoning", "Reasoning", "R", radar=True),
+    DimensionSpec("creativity", "Creativity", "C", 3, radar=True),
+    DimensionSpec("single_round", "Single-round", "SR", 3, radar=True),
     DimensionSpec("multi_round", "Multi-round"),
-    DimensionSpec("instruction_following", "Instr. following", "FR", radar=100.0),
-    DimensionSpec("empathy", "Empathy", "EER", radar=100.0),
-    DimensionSpec("safety", "Safety", "RR", radar=100.0),
-    DimensionSpec("robust", "Robust PR", "PR", radar=100.0),
-    DimensionSpec("utmos", "UTMOS", "UTMOS", 3, radar=5.0),
+    DimensionSpec("instruction_following", "Instr. following", "FR", radar=True),
+    DimensionSpec("empathy", "Empathy", "EER", radar=True),
+    DimensionSpec("safety", "Safety", "RR", radar=True),
+    DimensionSpec("robust", "Robust PR", "PR", radar=True),
+    DimensionSpec("utmos", "UTMOS", "UTMOS", 3, radar=True),
     DimensionSpec("wer", "WER", lower_is_better=True),
     DimensionSpec("per", "PER", lower_is_better=True),
     DimensionSpec("code_switching", "Code-switch PR"),
@@ -104,41 +109,64 @@ def ci_row(dimension: str, lang: str) -> str | None:
     return None
 
 
+def _copy(values: Sequence[Any]) -> Any:
+    return values[0]
+
+
+def _preserve(values: Sequence[Any]) -> Any:
+    return pr_value(values[0], values[1])
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How a dimension is made: ``fn`` of the values of ``inputs`` (subsets, or a row), floats or
+    bootstrap arrays alike. ``kind``: copy, mean (of several subsets) or preserve_rate (a subset
+    over its control); ``partial``: a mean of fewer subsets than carry the dimension."""
+
+    kind: Literal["copy", "mean", "preserve_rate"]
+    inputs: tuple[str, ...]
+    fn: Callable[[Sequence[Any]], Any]
+    partial: bool = False
+
+
+def recipe(dimension: str, lang: str, present: Collection[str]) -> Recipe | None:
+    """The one declaration of how ``dimension`` is made of the subsets (or rows) in ``present`` (those
+    that have a value); None when it cannot be made of them."""
+    if dimension in ROWS:
+        return Recipe("copy", (dimension,), _copy) if dimension in present else None
+    members = catalog.dimension_members(dimension, lang)
+    if len(members) == 1:
+        spec = catalog.get(members[0])
+        if spec.dimension_is_preserve_rate:
+            inputs = (spec.name, spec.control or "")
+            return Recipe("preserve_rate", inputs, _preserve) if all(n in present for n in inputs) else None
+        return Recipe("copy", (spec.name,), _copy) if spec.name in present else None
+    have = tuple(n for n in members if n in present)
+    return Recipe("mean", have, mean_of, partial=len(have) < len(members)) if have else None
+
+
 @dataclass
 class Dimensions:
     values: dict[str, float | None]
     incomplete: set[str] = field(default_factory=set)
-    sources: dict[str, list[str]] = field(default_factory=dict)
 
 
 def compute(results: dict[str, SubsetResult], lang: str, digits: int = 3) -> Dimensions:
-    """The dimensions dict from subset/acoustic/latency rows keyed by name."""
+    """The dimensions dict from subset/acoustic/latency rows keyed by name: the recipes applied to the
+    rows' values (a mean reads the subsets that have a value; a copy or a preserve rate any row)."""
     dims = Dimensions(values={k: None for k in dimension_order(lang)})
-
-    def take(dim: str, names: list[str], value: float | None) -> None:
-        dims.values[dim] = None if value is None else round(float(value), digits)
-        dims.sources[dim] = names
-        if value is not None and any(not results[n].complete for n in names if n in results):
-            dims.incomplete.add(dim)
-
+    valued = {n for n, r in results.items() if r.value is not None}
     for dim in dims.values:
-        if dim in ROWS:
-            if dim in results:
-                take(dim, [dim], results[dim].value)
+        several = dim not in ROWS and len(catalog.dimension_members(dim, lang)) > 1
+        how = recipe(dim, lang, valued if several else results)
+        if how is None:
             continue
-        members = catalog.dimension_members(dim, lang)
-        if len(members) == 1:
-            spec = catalog.get(members[0])
-            if spec.dimension_is_preserve_rate:
-                mixed, control = spec.name, spec.control or ""
-                if mixed in results and control in results:
-                    take(dim, [mixed, control], preserve_rate(results[mixed].value, results[control].value))
-            elif spec.name in results:
-                take(dim, [spec.name], results[spec.name].value)
-        elif members:  # a mean of several subsets (zh knowledge)
-            present = [n for n in members if n in results and results[n].value is not None]
-            if present:
-                take(dim, present, mean_of([float(results[n].value or 0.0) for n in present]))
-                if len(present) < len(members):
-                    dims.incomplete.add(dim)
+        values = [results[n].value for n in how.inputs]
+        if how.kind == "preserve_rate":  # None when either is missing or the control is not positive
+            value = preserve_rate(values[0], values[1])
+        else:
+            value = None if None in values else how.fn([float(v) for v in values if v is not None])
+        dims.values[dim] = None if value is None else round(float(value), digits)
+        if value is not None and (how.partial or any(not results[n].complete for n in how.inputs)):
+            dims.incomplete.add(dim)
     return dims

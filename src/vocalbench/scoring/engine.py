@@ -30,13 +30,17 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench import catalog
+from vocalbench.components import resolve_evaluator
+from vocalbench.components.base import ComponentUnavailable
 from vocalbench.components.rubric import Rubric, Verdict
 from vocalbench.concurrency import limiter
-from vocalbench.config import RunConfig
+from vocalbench.config import RunConfig, is_off
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
+from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
+from vocalbench.scoring.summary import Summary, build_summary, write_summary
 from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
@@ -73,8 +77,6 @@ class _Components:
         return str(getattr(self.cfg, kind))
 
     def get(self, kind: str) -> Any:
-        from vocalbench.components.base import ComponentUnavailable
-
         if kind in self._resolved:
             got = self._resolved[kind]
             if isinstance(got, ComponentUnavailable):
@@ -82,22 +84,12 @@ class _Components:
             return got
         spec = self.spec(kind)
         try:
-            if spec.strip() in ("none", "off"):
+            if is_off(spec):
                 raise ComponentUnavailable(f"{kind}_not_configured", f"no {kind} component (--{kind} {spec})")
-            from vocalbench import components
-
-            comp = components.resolve(kind, spec)
+            comp = resolve_evaluator(kind, spec)
         except ComponentUnavailable as exc:
             self._resolved[kind] = exc
             raise
-        except ImportError as exc:  # MissingDependency and friends: the extra is not installed
-            err = ComponentUnavailable(f"{kind}_not_installed", str(exc))
-            self._resolved[kind] = err
-            raise err from exc
-        except (KeyError, ValueError) as exc:
-            err = ComponentUnavailable(f"{kind}_unknown_spec", f"--{kind} {spec}: {exc}")
-            self._resolved[kind] = err
-            raise err from exc
         self._resolved[kind] = comp
         self.used[kind] = str(getattr(comp, "id", spec))
         return comp
@@ -106,7 +98,7 @@ class _Components:
         return self._locks.setdefault(kind, asyncio.Lock())
 
     async def _one(self, kind: str, reply: Reply, call: Callable[[Any, str], list[Any]]) -> Any:
-        from vocalbench.components.base import ComponentError, ComponentUnavailable
+        from vocalbench.components.base import ComponentError
 
         if reply.audio is None:
             raise ComponentUnavailable("no_reply_audio", f"{reply.subset}/{reply.sample_id}: the reply has no audio")
@@ -185,21 +177,9 @@ class LimitedJudge:
 
 
 def _resolve_judge(cfg: RunConfig) -> Judge:
-    """The judge component of ``cfg.judge``; errors become ``ComponentUnavailable``."""
-    from vocalbench.components.base import ComponentUnavailable
-
-    try:
-        from vocalbench import components
-
-        judge: Judge = components.resolve("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency,
-                                          on_call=_book)
-        return judge
-    except ComponentUnavailable:
-        raise
-    except ImportError as exc:
-        raise ComponentUnavailable("judge_not_installed", str(exc)) from exc
-    except (KeyError, ValueError) as exc:
-        raise ComponentUnavailable("judge_unknown_spec", f"--judge {cfg.judge}: {exc}") from exc
+    """The judge component of ``cfg.judge``; errors are ``ComponentUnavailable``."""
+    judge: Judge = resolve_evaluator("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency, on_call=_book)
+    return judge
 
 
 def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Judge | None]:
@@ -209,13 +189,11 @@ def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Judge | None]:
     needs no judge at all; a new SPEC is resolved once to learn its id.
     """
     spec = cfg.judge.strip()
-    if spec in ("none", "off"):
+    if is_off(spec):
         return "none", None
     known = store.get_meta("judge_ids", {}) or {}
     if spec in known:
         return str(known[spec]), None
-    from vocalbench.components.base import ComponentUnavailable
-
     try:
         judge = _resolve_judge(cfg)
     except ComponentUnavailable as exc:
@@ -316,7 +294,6 @@ def _optional(module: str) -> bool:
 
 # -- the engine ------------------------------------------------------------------------------------
 def _selected(store: RunStore, cfg: RunConfig, subsets: list[str] | None) -> list[str]:
-    from vocalbench.data.official import ordered
 
     present = set(store.subsets())
     wanted = list(subsets or cfg.subsets or present)
@@ -329,7 +306,7 @@ def _selected(store: RunStore, cfg: RunConfig, subsets: list[str] | None) -> lis
         raise ValueError(f"{store.run_dir}: the store holds {', '.join(foreign)}, not a {cfg.lang} subset "
                          f"(the run is lang {cfg.lang}: made with --lang {cfg.lang} on a release of another language?)")
     wanted = catalog.with_controls(wanted, present)  # robust's clean baseline
-    return ordered(wanted, cfg.lang)
+    return catalog.ordered(wanted, cfg.lang)
 
 
 def _processing_order(names: list[str]) -> list[str]:
@@ -416,19 +393,22 @@ def control_completeness(results: dict[str, SubsetResult], name: str) -> None:
         row.extra = {**(row.extra or {}), "incomplete_control": control}
 
 
-async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
-                    progress: bool = True) -> dict[str, Any]:
-    """Score what is missing in ``run_dir`` and write ``summary.json``; returns the summary.
+async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
+                    progress: bool = True) -> Summary:
+    """Score what is missing in the run folder (a held :class:`RunFolder` lends its store) and write
+    ``summary.json``; returns the summary.
 
     ``subsets`` limits what is scored now; the summary covers every subset of the run that has
     scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
     """
     from vocalbench.scoring.subsets import scorer_for
-    from vocalbench.scoring.summary import build_summary, write_summary
 
-    run_dir = Path(run_dir)
+    if not isinstance(folder, RunFolder):
+        with RunFolder(folder) as held:
+            return await score_run(held, cfg, subsets=subsets, progress=progress)
     started = time.monotonic()
-    with RunStore(run_dir) as store, Bars(progress and not cfg.quiet) as bars:
+    store = folder.store
+    with Bars(progress and not cfg.quiet) as bars:
         to_score = set(_selected(store, cfg, subsets))
         report = _selected(store, cfg, None) if subsets else sorted(to_score)
         report = [n for n in _processing_order(sorted(set(report) | to_score)) if n in set(report) | to_score]
@@ -461,7 +441,7 @@ async def score_run(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] |
             not_scored=never, imported_transcripts=_imported_transcripts(store, report, cfg.protocol),
             seconds=time.monotonic() - started,
         )
-        write_summary(run_dir, summary)
+        write_summary(folder.path, summary)
         store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,
                                       "judge_calls": run.judge.calls if run.judge else 0})
     return summary
@@ -488,7 +468,7 @@ async def _acoustic_and_latency(run: _Run, subset: str) -> dict[str, SubsetResul
     return out
 
 
-def score_run_sync(run_dir: str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
-                   progress: bool = True) -> dict[str, Any]:
+def score_run_sync(run: RunFolder | str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
+                   progress: bool = True) -> Summary:
     """Blocking wrapper of :func:`score_run` (one event loop for the whole run)."""
-    return asyncio.run(score_run(run_dir, cfg, subsets=subsets, progress=progress))
+    return asyncio.run(score_run(run, cfg, subsets=subsets, progress=progress))

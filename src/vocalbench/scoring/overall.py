@@ -100,6 +100,11 @@ TERMS: dict[str, tuple[Term, ...]] = {
 ALIASES = {"wer": ("wer", "per"), "empathy": ("empathy", "emotion")}
 
 
+def term(version: str, key: str) -> Term:
+    """The term of ``key`` in the overall of ``version`` (v2 for an unknown version)."""
+    return next(t for t in TERMS.get(version, TERMS["v2"]) if t.key == key)
+
+
 def _lookup(metrics: dict[str, Any], term: Term, fractions: bool = False) -> float | None:
     for name in ALIASES.get(term.key, (term.key,)):
         v = metrics.get(name)

@@ -26,9 +26,11 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from vocalbench import catalog
+from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.components.rubric import Rubric, Verdict
-from vocalbench.config import RunConfig
+from vocalbench.config import RunConfig, is_off
 from vocalbench.records import AudioRef, JudgeTrace, Reply, Sample, Score
 from vocalbench.scoring.base import ItemScorer, ScoringContext
 
@@ -151,31 +153,6 @@ def prompt_tokens(messages: list[dict[str, str]]) -> int:
     return sum(count_tokens(m["content"]) + TEMPLATE_TOKENS_PER_MESSAGE for m in messages) + REPLY_PRIMER_TOKENS
 
 
-# -- the judge as it would be, without a server ----------------------------------------------------
-def offline_judge(spec: str) -> Any:
-    """The judge of ``spec`` built without starting or calling anything (None for ``none``): the
-    local judges get a client of the local server that is never used; API judges build their
-    client, which connects only on a request."""
-    from vocalbench import components
-    from vocalbench.components.base import ComponentSpec
-
-    parsed = ComponentSpec.parse("judge", spec)
-    if parsed.profile == "none":
-        return None
-    if parsed.profile in ("offline", "local", "local-json"):
-        from vocalbench.components.judge import Judge
-        from vocalbench.components.llm import OpenAIChat
-        from vocalbench.components.llm_server import MODELS
-
-        llm = OpenAIChat(next(iter(MODELS)), "http://127.0.0.1", key_env=())
-        if parsed.profile == "local-json":
-            return Judge(llm)
-        from vocalbench.components.calibrated_judge import CalibratedJudge, Calibration, shipped_calibration
-
-        return CalibratedJudge(llm, Calibration.load(parsed.model) if parsed.model else shipped_calibration())
-    return components.resolve("judge", spec)
-
-
 class PlanningJudge:
     """Counts what ``judge`` would be asked, per subset; answers every verdict with a passing value."""
 
@@ -277,10 +254,10 @@ async def plan_judge(cfg: RunConfig, *, store: Any = None, samples: list[Sample]
     from vocalbench.scoring.engine import _selected, evaluator_key
     from vocalbench.scoring.subsets import scorer_for
 
-    built = offline_judge(cfg.judge.strip())
-    if built is None:
+    if is_off(cfg.judge):
         return None
-    judge = PlanningJudge(built)
+    # the judge as it would be, starting nothing: the local server would start on its first request
+    judge = PlanningJudge(resolve_evaluator("judge", cfg.judge.strip(), lazy=True))
     known = (store.get_meta("judge_ids", {}) or {}) if store is not None else {}
     judge_id = str(known.get(cfg.judge.strip(), judge.id))
     plan = JudgePlan(judge=judge_id, tokenizer=tokenizer_name())
@@ -288,9 +265,8 @@ async def plan_judge(cfg: RunConfig, *, store: Any = None, samples: list[Sample]
     if samples is None:
         names = _selected(store, cfg, subsets)
     else:
-        from vocalbench.data.official import ordered
 
-        names = ordered(sorted({s.subset for s in samples}), cfg.lang)
+        names = catalog.ordered(sorted({s.subset for s in samples}), cfg.lang)
     for name in names:
         scorer = scorer_for(name, cfg.lang, cfg.protocol)
         if not getattr(scorer, "uses_judge", False):

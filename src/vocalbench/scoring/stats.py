@@ -1,58 +1,152 @@
-"""Seeded, vectorised bootstrap confidence intervals.
+"""The one bootstrap engine, and the formulas every statistic of vocalbench is built from.
 
-All resampling is over items: for a mean, the per-item values; for a ratio metric such as
-corpus WER (sum of edit distances / sum of reference lengths) the (numerator, denominator) pairs
-of the same resampled items.
-Memory stays bounded by drawing the resamples in blocks.
+Every confidence interval and paired comparison resamples *clusters* with replacement and
+evaluates a statistic on the replicates' column totals of per-cluster sums (:func:`replicate_totals`):
+a mean is total / n, a corpus WER Σdist / Σlen, Robust PR a function of the per-condition sums and
+the clean baseline's. An item is a cluster of one; the report's clusters group the items of one
+base question (:mod:`vocalbench.scoring.graph`). The multiplicities come from one of two draws, kept
+so that published figures do not move: *index draws* (clusters drawn by index, blocks of rows, one
+stratum), behind the ``ci95`` of ``summary.json``, and *multinomial draws* within each stratum,
+behind the report's and ``compare``'s clustered, stratified intervals. A statistic that is no
+function of sums (the latency medians) is evaluated on the drawn values (:func:`replicate_values`).
+Memory stays bounded by drawing the replicates in blocks.
 """
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 DEFAULT_RESAMPLES = 1000
-_BLOCK_CELLS = 250_000  # resamples x items per block (1 MB of int32 indices, 2 MB of gathered values)
+_BLOCK_CELLS = 250_000  # resamples x clusters per block of index draws (1 MB of int32 indices)
+_COUNT_CHUNK = 250  # resamples per block of multinomial draws
+
+TotalsFn = Callable[[np.ndarray], np.ndarray]  # (B, k) column totals -> (B,) values
 
 
-def _blocks(n_items: int, resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
-    """Resample indices, one block of rows at a time (drawn lazily: only one block is alive)."""
-    per_block = max(1, _BLOCK_CELLS // max(1, n_items))
+@dataclass(frozen=True)
+class Statistic:
+    """A value made of per-cluster column sums: the columns it reads and the pure function of their
+    totals ((B, k) array -> (B,) values; one row of full totals gives the point value)."""
+
+    name: str  # subset:<name> | dimension:<name> | overall
+    columns: tuple[str, ...]
+    fn: TotalsFn
+    note: str = ""
+
+
+def _index_draws(n: int, resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """Drawn cluster indices, one block of rows at a time (only one block is alive)."""
+    per_block = max(1, _BLOCK_CELLS // max(1, n))
     left = resamples
     while left > 0:
         b = min(per_block, left)
-        yield rng.integers(0, n_items, size=(b, n_items), dtype=np.int32 if n_items < 2**31 else np.int64)
+        yield rng.integers(0, n, size=(b, n), dtype=np.int32 if n < 2**31 else np.int64)
         left -= b
 
 
-def _interval(stats: np.ndarray, level: float) -> tuple[float, float]:
+def _multinomial_draws(strata: Sequence[str], resamples: int, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """(b, n) multiplicities of the clusters, drawn with replacement within each stratum, a block at a time."""
+    strata_arr = np.asarray(strata)
+    groups = [np.flatnonzero(strata_arr == s) for s in dict.fromkeys(strata)]
+    left = resamples
+    while left > 0:
+        b = min(_COUNT_CHUNK, left)
+        counts = np.zeros((b, len(strata_arr)), dtype=np.float64)
+        for idx in groups:
+            counts[:, idx] = rng.multinomial(len(idx), np.full(len(idx), 1.0 / len(idx)), size=b)
+        yield counts
+        left -= b
+
+
+def replicate_totals(sums: np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+                     strata: Sequence[str] | None = None) -> np.ndarray:
+    """(resamples, k) column totals of ``sums`` (n clusters x k columns) over resampled clusters:
+    index draws without ``strata``, multinomial draws within each stratum with them."""
+    sums = np.asarray(sums, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    if strata is None:
+        parts = [np.stack([col[idx].sum(axis=1) for col in sums.T], axis=1)
+                 for idx in _index_draws(sums.shape[0], resamples, rng)]
+    else:
+        parts = [counts @ sums for counts in _multinomial_draws(strata, resamples, rng)]
+    return np.vstack(parts) if parts else np.zeros((0, sums.shape[1]))
+
+
+def replicate_values(values: Sequence[float] | np.ndarray, stat: Callable[[np.ndarray], np.ndarray], *,
+                     resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> np.ndarray:
+    """``stat`` (vectorised over axis 1) of the resampled values (rows of ``values``: a paired
+    comparison resamples both runs' values of an item together), index draws (the latency medians)."""
+    x = np.asarray(values, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    return np.concatenate([stat(x[idx]) for idx in _index_draws(len(x), resamples, rng)])
+
+
+def interval(values: np.ndarray, level: float = 0.95) -> tuple[float, float] | None:
+    """Percentile interval of the finite replicate values, None when there are none."""
+    v = np.asarray(values, dtype=np.float64)
+    v = v[np.isfinite(v)]
+    if v.size == 0:
+        return None
     alpha = (1.0 - level) / 2.0
-    lo, hi = np.quantile(stats, [alpha, 1.0 - alpha])
+    lo, hi = np.quantile(v, [alpha, 1.0 - alpha])
     return float(lo), float(hi)
 
 
-def bootstrap_stat(values: Sequence[float] | np.ndarray, stat: Callable[[np.ndarray], np.ndarray], *,
-                   resamples: int = DEFAULT_RESAMPLES, seed: int = 0, level: float = 0.95) -> tuple[float, float] | None:
-    """Percentile CI of ``stat`` (vectorised over axis 1 of a (resamples, n) array); None for n < 2."""
-    x = np.asarray(values, dtype=np.float64)
-    if x.ndim != 1 or x.size < 2:
-        return None
-    rng = np.random.default_rng(seed)
-    stats = np.concatenate([stat(x[idx]) for idx in _blocks(x.size, resamples, rng)])
-    return _interval(stats, level)
+def p_value(diffs: np.ndarray, observed: float) -> float:
+    """Two-sided bootstrap p-value of H0: difference = 0 (shift method).
+
+    The null distribution is the bootstrap distribution of the paired difference centred on 0;
+    p = (1 + #{|d* - d| >= |d|}) / (B + 1), capped at 1. Identical runs give exactly 1.
+    """
+    d = np.asarray(diffs, dtype=float)
+    d = d[np.isfinite(d)]
+    if d.size == 0 or not math.isfinite(observed):
+        return float("nan")
+    if observed == 0.0:
+        return 1.0
+    extreme = int(np.count_nonzero(np.abs(d - observed) >= abs(observed) - 1e-12))
+    return min(1.0, (1 + extreme) / float(d.size + 1))
 
 
-def mean_ci(values: Sequence[float] | np.ndarray, *, scale: float = 1.0, resamples: int = DEFAULT_RESAMPLES,
-            seed: int = 0, level: float = 0.95, digits: int | None = 4) -> tuple[float, float] | None:
-    """CI of ``scale * mean(values)`` (e.g. scale=100 for an accuracy in % from 0/1 values)."""
-    ci = bootstrap_stat(values, lambda a: a.mean(axis=1), resamples=resamples, seed=seed, level=level)
+def paired(sums_a: np.ndarray, sums_b: np.ndarray, strata: Sequence[str], stat: TotalsFn, *,
+           resamples: int = 2000, seed: int = 0) -> tuple[float, float, np.ndarray, np.ndarray]:
+    """Point values of A and B and their replicates under the *same* resampled clusters.
+
+    ``sums_a``/``sums_b`` are (n_clusters, n_columns) per-cluster sums over the shared clusters;
+    ``stat`` maps column totals to the statistic. Returns (a, b, reps_a, reps_b).
+    """
+    if sums_a.shape != sums_b.shape:
+        raise ValueError("paired tables must have the same shape")
+    both = np.hstack([sums_a, sums_b])
+    k = sums_a.shape[1]
+    tot = replicate_totals(both, resamples=resamples, seed=seed, strata=strata)
+    full = both.sum(axis=0, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(stat(full[:, :k])[0]), float(stat(full[:, k:])[0]), stat(tot[:, :k]), stat(tot[:, k:])
+
+
+def _rounded(ci: tuple[float, float] | None, scale: float, digits: int | None) -> tuple[float, float] | None:
     if ci is None:
         return None
     lo, hi = ci[0] * scale, ci[1] * scale
     return (round(lo, digits), round(hi, digits)) if digits is not None else (lo, hi)
+
+
+# -- the intervals of summary.json's rows: index draws over items (or robust's question clusters) --
+def mean_ci(values: Sequence[float] | np.ndarray, *, scale: float = 1.0, resamples: int = DEFAULT_RESAMPLES,
+            seed: int = 0, level: float = 0.95, digits: int | None = 4) -> tuple[float, float] | None:
+    """CI of ``scale * mean(values)`` (e.g. scale=100 for an accuracy in % from 0/1 values); None for n < 2."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
+        return None
+    tot = replicate_totals(np.column_stack([x, np.ones_like(x)]), resamples=resamples, seed=seed)
+    return _rounded(interval(mean_value(tot[:, 0], tot[:, 1]), level), scale, digits)
 
 
 def ratio_ci(numerators: Sequence[float] | np.ndarray, denominators: Sequence[float] | np.ndarray, *,
@@ -65,33 +159,43 @@ def ratio_ci(numerators: Sequence[float] | np.ndarray, denominators: Sequence[fl
         raise ValueError(f"numerators ({num.shape}) and denominators ({den.shape}) differ in shape")
     if num.size < 2:
         return None
-    rng = np.random.default_rng(seed)
-    parts = []
-    for idx in _blocks(num.size, resamples, rng):
-        d = den[idx].sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            parts.append(np.where(d > 0, num[idx].sum(axis=1) / np.where(d > 0, d, 1), np.nan))
-    stats = np.concatenate(parts)
-    stats = stats[~np.isnan(stats)]
-    if stats.size == 0:
+    tot = replicate_totals(np.column_stack([num, den]), resamples=resamples, seed=seed)
+    d = tot[:, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratios = np.where(d > 0, tot[:, 0] / np.where(d > 0, d, 1), np.nan)
+    return _rounded(interval(ratios, level), scale, digits)
+
+
+def median_ci(values: Sequence[float] | np.ndarray, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+              level: float = 0.95) -> tuple[float, float] | None:
+    """CI of the median (latency); None for n < 2."""
+    x = np.asarray(values, dtype=np.float64)
+    if x.ndim != 1 or x.size < 2:
         return None
-    lo, hi = _interval(stats, level)
-    lo, hi = lo * scale, hi * scale
-    return (round(lo, digits), round(hi, digits)) if digits is not None else (lo, hi)
+    return interval(replicate_values(x, lambda a: median_of(a, axis=1), resamples=resamples, seed=seed), level)
 
 
-def median_ci(values: Sequence[float] | np.ndarray, **kw: float) -> tuple[float, float] | None:
-    """CI of the median (latency)."""
-    return bootstrap_stat(values, lambda a: np.median(a, axis=1), **kw)  # type: ignore[arg-type]
+def cluster_ci(sums: np.ndarray, stat: TotalsFn, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0,
+               level: float = 0.95, digits: int | None = 4) -> tuple[float, float] | None:
+    """CI of ``stat`` of the column totals of per-cluster ``sums``, index draws over the clusters
+    (Robust PR over base questions)."""
+    tot = replicate_totals(sums, resamples=resamples, seed=seed)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return _rounded(interval(stat(tot), level), 1.0, digits)
 
 
-# The statistics, defined once on totals: the tallies call them on their values and the report's
-# clustered bootstrap (report/measures.py) on per-resample column sums (floats or arrays alike).
+# The statistics, defined once on totals: the tallies call them on their values and the statistics
+# graph (scoring/graph.py) on replicate column totals (floats or arrays alike).
 
 
 def mean_value(total: Any, n: Any, scale: float = 1.0) -> Any:
     """A mean from its total and count, × ``scale`` (100 for a % of 0/1 values)."""
     return total / n * scale
+
+
+def median_of(values: Any, axis: int | None = None) -> Any:
+    """The median (of the latency rows: over the replies), over ``axis``."""
+    return np.median(values, axis=axis)
 
 
 def mean_of(values: Sequence[Any]) -> Any:
@@ -112,6 +216,54 @@ def preserve_rate(mixed: float | None, control: float | None, digits: int | None
         return None
     rate = float(pr_value(mixed, control))
     return rate if digits is None else round(rate, digits)
+
+
+# -- repeated runs (run --repeats N): their pooled mean and CI ------------------------------------
+Z95 = 1.959964
+
+
+def ci_se(ci: Sequence[float] | None) -> float | None:
+    """The standard error a 95 % interval stands for (None without one)."""
+    if not ci or len(ci) != 2 or not all(isinstance(c, int | float) for c in ci):
+        return None
+    return (float(ci[1]) - float(ci[0])) / (2 * Z95)
+
+
+def pool_repeats(values: Sequence[float], within_se: Sequence[float | None]) -> dict[str, Any]:
+    """Mean, between-run SD and the 95 % CI of N repeats' values: ``mean ± 1.96·sqrt(within_se² + sd²/N)``
+    when every repeat has its own (item-level) SE, else the t interval of the repeats alone
+    (``sources`` says which; report/repeats.py)."""
+    x = np.asarray(values, dtype=float)
+    n = int(x.size)
+    mean = float(x.mean())
+    sd = float(x.std(ddof=1)) if n > 1 else 0.0
+    known = [s for s in within_se if s is not None]
+    out: dict[str, Any] = {"mean": round(mean, 4), "sd": round(sd, 4), "n": n, "values": [round(v, 4) for v in x]}
+    if known and len(known) == n:
+        within = math.sqrt(float(np.mean(np.square(known))))
+        half = Z95 * math.sqrt(within ** 2 + sd ** 2 / n)
+        out.update(within_se=round(within, 4), sources="items+runs")
+    elif n > 1:
+        from scipy.stats import t
+
+        half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
+        out.update(within_se=None, sources="runs")
+    else:
+        return {**out, "within_se": None, "ci95": None, "sources": None}
+    out["ci95"] = [round(mean - half, 4), round(mean + half, 4)]
+    return out
+
+
+def _se(ci: Sequence[float] | None) -> float | None:
+    if not ci or len(ci) != 2 or not all(isinstance(c, int | float) for c in ci):
+        return None
+    return (float(ci[1]) - float(ci[0])) / (2 * Z95)
+
+
+def difference_ci(diff: float, se_a: float, se_b: float) -> list[float]:
+    """The 95 % CI of a difference of two independent estimates (unpaired, so it errs wide)."""
+    half = Z95 * math.hypot(se_a, se_b)
+    return [round(diff - half, 4), round(diff + half, 4)]
 
 
 # -- agreement between two raters (the judge-check and the judge-human report) --------------------

@@ -4,13 +4,17 @@ result row holds the value, its bootstrap CI (:mod:`vocalbench.scoring.stats`) a
 ``MeanTally`` is the mean of one named score; ``GroupedTally`` adds means per group; subsets
 subclass them for their own ``extra`` figures. ``main_values`` gives what a dependent subset
 reads of its control (``{sample id: value}``) and ``preserve_rate`` the capped ratio it reports.
+
+Each tally is also a node of the statistics graph (:mod:`vocalbench.scoring.graph`): ``item_sums``
+says what one item adds to the per-cluster column sums and ``statistic`` gives the :class:`Statistic`,
+the pure function that turns their totals into the tally's value, for the report's bootstrap.
 """
 
 from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
 import numpy as np
@@ -18,9 +22,23 @@ import numpy as np
 from vocalbench.records import Sample, Score
 from vocalbench.scoring import stats
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import mean_ci
+from vocalbench.scoring.stats import Statistic, mean_ci, mean_value
 
 MAIN = "main"
+Sums = dict[str, float]  # what one item adds to the per-cluster column sums, by column name
+
+
+def column(owner: str, name: str) -> str:
+    """The graph's name of a tally's column (``knowledge/sum``)."""
+    return f"{owner}/{name}"
+
+
+def mean_statistic(name: str, owner: str, scale: float = 1.0, part: str = "", note: str = "") -> Statistic:
+    """The mean of ``owner``'s ``[part]sum`` over its ``[part]n`` column, × ``scale``."""
+    def fn(t: Any) -> Any:
+        return mean_value(t[:, 0], t[:, 1], scale)
+
+    return Statistic(name, (column(owner, f"{part}sum"), column(owner, f"{part}n")), fn, note)
 
 
 def preserve_rate(numerator: float | None, denominator: float | None) -> float | None:
@@ -107,6 +125,16 @@ class MeanTally:
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         return self.summary()
+
+    def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
+        """The item's value and count (nothing when it is not scored)."""
+        score = pick(scores, self.name)
+        return {"sum": float(score.value), "n": 1.0} if score is not None and score.scored else {}  # type: ignore[arg-type]
+
+    def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:
+        """The mean × scale of the items' values (None when no item has one)."""
+        stat = mean_statistic(f"subset:{subset}", subset, self.scale)
+        return stat if stat.columns[0] in columns else None
 
 
 class GroupMeans:

@@ -8,13 +8,14 @@ Base URLs and keys come from the SPEC, flags or environment and are never writte
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from vocalbench import parts
+from vocalbench.config import system_defaults
+from vocalbench.systems.options import SystemOptions
 
 if TYPE_CHECKING:
     from vocalbench.systems.base import System
@@ -37,30 +38,6 @@ KINDS: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
     "scripted": ("vocalbench.systems.scripted:from_spec",
                  "scripted:FILE replays JSONL replies with given delays and faults", None, ()),
 }
-
-
-@dataclass(frozen=True)
-class SystemOptions:
-    """Runtime options of network systems; never saved (keys and URLs stay off disk)."""
-
-    base_url: str | None = None
-    api_key: str | None = None
-    voice: str | None = None
-    max_reply_tokens: int = 160
-    seed: int = 0
-    realtime_api: Literal["ga", "beta"] = "ga"  # the Realtime protocol version a realtime: system speaks
-
-    @classmethod
-    def from_env(cls, base_url: str | None = None, voice: str | None = None, max_reply_tokens: int = 160,
-                 seed: int = 0, realtime_api: Literal["ga", "beta"] = "ga") -> SystemOptions:
-        return cls(
-            base_url=base_url or os.environ.get("VOCALBENCH_SYSTEM_BASE_URL") or None,
-            api_key=os.environ.get("VOCALBENCH_SYSTEM_API_KEY") or os.environ.get("OPENAI_API_KEY") or None,
-            voice=voice,
-            max_reply_tokens=max_reply_tokens,
-            seed=seed,
-            realtime_api=realtime_api,
-        )
 
 
 def register_all(register: Callable[..., Any]) -> None:
@@ -86,7 +63,10 @@ def resolve(spec: str, options: SystemOptions | None = None) -> System:
     except KeyError as exc:
         raise ValueError(f"unknown system '{spec}': {exc.args[0]}") from None
     factory = entry.load()
-    return factory(arg, options or SystemOptions.from_env())
+    options = options or SystemOptions.from_env()
+    if options.max_reply_tokens is None:  # the system kind's cap
+        options = replace(options, max_reply_tokens=system_defaults(spec)["max_reply_tokens"])
+    return factory(arg, options)
 
 
 _URL = re.compile(r"(?:https?|wss?)://[^\s,@]+")

@@ -18,7 +18,6 @@ from typing import Any
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
 from vocalbench.records import Sample
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
@@ -27,6 +26,7 @@ from vocalbench.systems.base import (
     TextDelta,
 )
 from vocalbench.systems.failures import SystemFailure
+from vocalbench.systems.options import SystemOptions
 
 SYSTEM_PROMPT = {
     "en": "You are a helpful voice assistant. Answer the user's spoken question directly and briefly, in plain "
@@ -61,7 +61,7 @@ class CascadeSystem:
     def __init__(self, asr: str, llm: str, tts: str, options: SystemOptions, name: str = "cascade") -> None:
         self.asr_spec, self.llm_spec, self.tts_spec = asr, llm, tts
         self.options = options
-        self.max_tokens = options.max_reply_tokens
+        self.max_tokens = options.cap
         self.id = name if name == "offline" else f"cascade:asr={asr},llm={llm},tts={tts}"
         self.resource = f"local:{name}"
         self.asr: Any = None

@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from vocalbench.records import Sample
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
@@ -32,6 +31,7 @@ from vocalbench.systems.openai_audio import (
     query_wav,
     sample_headers,
 )
+from vocalbench.systems.options import SystemOptions
 
 
 class HttpSystem:
@@ -105,4 +105,4 @@ def from_spec(arg: str, options: SystemOptions) -> HttpSystem:
     url = arg or options.base_url
     if not url or not url.startswith(("http://", "https://")):
         raise ValueError("http system: expected http:URL with an http(s) URL")
-    return HttpSystem(url, options.api_key, options.max_reply_tokens)
+    return HttpSystem(url, options.api_key, options.cap)

@@ -7,8 +7,8 @@ assembled models (``bash scripts/setup.sh``).
 
 from __future__ import annotations
 
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.cascade import CascadeSystem
+from vocalbench.systems.options import SystemOptions
 
 
 def from_spec(arg: str, options: SystemOptions) -> CascadeSystem:

@@ -21,7 +21,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from vocalbench.records import Sample
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
@@ -31,6 +30,7 @@ from vocalbench.systems.base import (
     TextDelta,
 )
 from vocalbench.systems.failures import SystemFailure
+from vocalbench.systems.options import SystemOptions
 
 PCM16_RATE = 24000
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -250,4 +250,4 @@ def from_spec(arg: str, options: SystemOptions) -> OpenAIAudioSystem:
     if not model:
         raise ValueError("openai-audio: expected openai-audio:MODEL[@BASE_URL]")
     return OpenAIAudioSystem(model, base or options.base_url or DEFAULT_BASE_URL, options.api_key, options.voice,
-                             options.max_reply_tokens, options.seed)
+                             options.cap, options.seed)

@@ -20,7 +20,6 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import numpy as np
 
 from vocalbench.records import Sample
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
@@ -31,6 +30,7 @@ from vocalbench.systems.base import (
 )
 from vocalbench.systems.failures import SystemFailure
 from vocalbench.systems.openai_audio import endpoint_name, sample_headers
+from vocalbench.systems.options import SystemOptions
 from vocalbench.systems.realtime_events import BETA_HEADER, NAMES, RATE, Api, history_item, session_update
 
 APPEND_SECONDS = 0.5  # audio per input_audio_buffer.append event
@@ -132,4 +132,4 @@ def from_spec(arg: str, options: SystemOptions) -> RealtimeSystem:
     if not model:
         raise ValueError("realtime: expected realtime:MODEL[@BASE_URL]")
     return RealtimeSystem(model, base or options.base_url or DEFAULT_BASE_URL, options.api_key, options.voice,
-                          options.max_reply_tokens, options.realtime_api)
+                          options.cap, options.realtime_api)

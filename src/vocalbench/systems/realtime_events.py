@@ -20,7 +20,6 @@ from typing import Any, Literal
 from vocalbench.records import Turn
 
 Api = Literal["ga", "beta"]
-APIS: tuple[Api, ...] = ("ga", "beta")
 RATE = 24000
 BETA_HEADER = ("OpenAI-Beta", "realtime=v1")
 MAX_OUTPUT_TOKENS = 4096  # the GA session accepts 1..4096 (or "inf")
@@ -48,13 +47,6 @@ NAMES: dict[Api, Names] = {
                   "response.audio_transcript.done", "response.text.delta", "response.text.done",
                   "conversation.item.created"),
 }
-
-
-def api_of(value: str) -> Api:
-    """``ga`` or ``beta``; anything else is a one-line error."""
-    if value not in APIS:
-        raise ValueError(f"realtime API must be one of {', '.join(APIS)}, got {value!r}")
-    return value  # type: ignore[return-value]
 
 
 def event_id() -> str:

@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from vocalbench.records import Sample
-from vocalbench.systems import SystemOptions
 from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, TextDelta
+from vocalbench.systems.options import SystemOptions
 
 # set by ``vocalbench serve`` to the loop time its request arrived: a served script's schedule
 # starts there, so the server's own parsing of the request does not shift the configured delays

@@ -1,20 +1,21 @@
-"""SUBSETS, scorer_for and the rubric files."""
+"""The catalogue's subsets, scorer_for and the rubric files."""
 
 from __future__ import annotations
 
 import pytest
 
+from vocalbench import catalog
 from vocalbench.records import ErrorInfo, Reply, Sample
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.subsets import PROTOCOLS, SUBSETS, scorer_for
+from vocalbench.scoring.subsets import PROTOCOLS, scorer_for
 from vocalbench.scoring.subsets.rules import system_failure
 from vocalbench.scoring.tally import preserve_rate
 
 
 def test_subset_lists() -> None:
-    assert SUBSETS["en"] == ["knowledge", "reasoning", "creativity", "single_round", "multi_round",
+    assert catalog.names("en") == ["knowledge", "reasoning", "creativity", "single_round", "multi_round",
                              "instruction_following", "emotion", "safety", "robust", "robust_clean"]
-    assert set(SUBSETS["zh"]) == {
+    assert set(catalog.names("zh")) == {
         "chinese_knowledge", "foreign_knowledge", "general_knowledge", "reasoning", "creativity", "single_round",
         "multi_round", "instruction_following", "emotion", "safety", "cs_knowledge", "cs_knowledge_en",
         "cs_open_ended", "robust", "robust_clean", "dialect", "dialect_mandarin"}
@@ -23,7 +24,7 @@ def test_subset_lists() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_scorer_for_every_subset(lang: str, protocol: str) -> None:
-    for subset in SUBSETS[lang]:
+    for subset in catalog.names(lang):
         sc = scorer_for(subset, lang, protocol)
         assert sc.id and sc.version and isinstance(sc.uses_judge, bool)
         assert sc.id.endswith(f".{protocol}")  # v1 and v2 scores never share an evaluator key
@@ -85,7 +86,7 @@ async def test_every_scorer_runs_on_real_items(lang: str, protocol: str) -> None
     emo = const({"angry": 0.2, "happy": 0.2, "neutral": 0.2, "sad": 0.2, "surprised": 0.2})
     c = ctx(lang, protocol, judge=judge, emotion=emo, transcribe=lambda r, lg: const(r.text or "")(),
             audio_duration=lambda path: 10.0)
-    for subset in SUBSETS[lang]:
+    for subset in catalog.names(lang):
         if subset.startswith("dialect"):
             continue  # no public data: built by this project
         items = samples(lang, subset)

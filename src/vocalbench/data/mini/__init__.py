@@ -1,6 +1,6 @@
 """The built-in bilingual ``mini`` set's items: a few per subset, written for this project.
 
-The set is built (synthesised, verified, perturbed) by :mod:`vocalbench.build.mini` on first use;
+The set is built (synthesised, verified, perturbed) by :mod:`vocalbench.construct.mini` on first use;
 the data layer reaches that builder through the ``dataset`` entry it registers (a lazy
 "module:attribute" target), never by importing the build layer.
 """

@@ -4,13 +4,12 @@ Each module declares its subsets next to their scorers (:func:`vocalbench.catalo
 importing this package imports them all, which is how the catalogue finds the built-in subsets.
 ``scorer_for(subset, lang, protocol)`` returns the scorer of a subset; the acoustic and latency
 figures of single_round replies come from :class:`AcousticScorer`, :func:`aggregate_acoustic`
-and :func:`aggregate_latency`. ``SUBSETS`` (``{lang: [subset, ...]}``) is read from the catalogue.
+and :func:`aggregate_latency`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from vocalbench import catalog
 from vocalbench.records import Score
@@ -31,12 +30,6 @@ from vocalbench.scoring.subsets.acoustic import AcousticScorer, aggregate_acoust
 from vocalbench.scoring.subsets.latency import aggregate_latency
 
 PROTOCOLS = ("v2", "v1")
-
-
-def __getattr__(name: str) -> Any:
-    if name == "SUBSETS":  # computed on use: a subset declared later is listed too
-        return {lang: catalog.names(lang) for lang in catalog.LANGS}
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def scorer_for(subset: str, lang: str, protocol: str = "v2") -> SubsetScorer:
@@ -69,6 +62,6 @@ def item_value(scores: Mapping[str, Score], protocol: str = "v2") -> float | Non
 
 
 __all__ = [
-    "SUBSETS", "PROTOCOLS", "item_value", "scorer_for", "AcousticScorer", "aggregate_acoustic", "aggregate_latency",
+    "PROTOCOLS", "item_value", "scorer_for", "AcousticScorer", "aggregate_acoustic", "aggregate_latency",
     "clarity_metric",
 ]

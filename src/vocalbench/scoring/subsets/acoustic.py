@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 import numpy as np
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import mean_ci, mean_value, ratio_ci
+from vocalbench.scoring.stats import Statistic, mean_ci, mean_value, ratio_ci
 from vocalbench.scoring.subsets.rules import (
     NO_REPLY_AUDIO,
     ScorerIdentity,
@@ -33,6 +33,7 @@ from vocalbench.scoring.subsets.rules import (
     transcript,
     unscored,
 )
+from vocalbench.scoring.tally import Sums, mean_statistic, pick
 from vocalbench.scoring.text import clarity_counts, en_words, pinyin_syllables
 
 UTMOS, CLARITY = "utmos", "clarity"
@@ -158,6 +159,42 @@ class AcousticTally:
     def result(self, deps: Mapping[str, Mapping[str, float]] | None = None) -> SubsetResult:
         """The clarity row (``results()`` gives UTMOS too)."""
         return self.results()[clarity_metric(self.lang)]
+
+    def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
+        """An item's scored UTMOS, and its clarity edit distance and reference length (a score
+        without them, from an older version, adds its value over one ``per_item``)."""
+        out: Sums = {}
+        u, c = pick(scores, UTMOS), pick(scores, CLARITY)
+        if u is not None and u.scored:
+            out |= {"utmos/sum": float(u.value), "utmos/n": 1.0}  # type: ignore[arg-type]
+        if c is not None and c.scored:
+            dist, length = c.details.get(DIST), c.details.get(LEN)
+            if _number(dist) and _number(length):
+                out |= {"clarity/sum": float(dist), "clarity/n": float(length)}  # type: ignore[arg-type]
+            else:
+                out |= {"clarity/sum": float(c.value), "clarity/n": 1.0, "clarity/per_item": 1.0}  # type: ignore[arg-type]
+        return out
+
+    def statistics(self, columns: Collection[str]) -> list[Statistic]:
+        """The UTMOS mean and the corpus-level WER/PER (Σdist / Σlen × 100) of the items, where scored
+        (columns ``utmos/...`` and ``clarity/...``)."""
+        utmos = mean_statistic("dimension:utmos", UTMOS)
+        clarity = self.statistic(CLARITY, columns)
+        return [s for s in (utmos if utmos.columns[0] in columns else None, clarity) if s is not None]
+
+    def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:
+        """The corpus-level WER/PER (Σdist / Σlen × 100; the clarity row, as :meth:`result`) of the
+        columns of ``subset`` (``clarity`` in the statistics graph)."""
+        if f"{subset}/sum" not in columns:
+            return None
+        per_item = f"{subset}/per_item" in columns
+        note = "per-item mean: the scores carry no edit counts for a corpus-level rate" if per_item else ""
+        return mean_statistic(f"dimension:{clarity_metric(self.lang)}", subset, 1.0 if per_item else 100.0,
+                              note=note)
+
+
+def _number(v: object) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
 
 
 def aggregate_acoustic(scores: Iterable[Score], lang: str) -> dict[str, SubsetResult]:

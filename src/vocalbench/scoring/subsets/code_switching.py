@@ -11,7 +11,7 @@
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, meta, reply_content, scored, unscored
@@ -150,12 +150,19 @@ declare(SubsetSpec(
     lambda subset, lang, protocol: CsKnowledge(protocol), order=120, label="Code-switching knowledge",
     required=("Question_en", "Answer_zh", "Answer_en"), dimension="code_switching",
     dimension_is_preserve_rate=True, control="cs_knowledge_en", percent=True, rubrics=("cs_knowledge_zh",),
-    mixed_language=True))
+    mixed_language=True, clustering=Clustering(group="cs"), clear_voices=True,
+    layouts={"zh": Layout(qid="codeswitching_knowledge", audio="code_switching/knowledge",
+                          set_name="Code-Switching Knowledge")}))
 declare(SubsetSpec(
     "cs_knowledge_en", {"zh": 362}, "accuracy", "English control of cs_knowledge",
     lambda subset, lang, protocol: CsKnowledgeEn(protocol), order=130, label="Code-switching knowledge (en)",
-    required=("Answer",), percent=True, rubrics=("cs_knowledge_en",)))
+    required=("Answer",), percent=True, rubrics=("cs_knowledge_en",), clustering=Clustering(group="cs"),
+    spoken="en", clear_voices=True,
+    layouts={"zh": Layout(qid="codeswitching_knowledge", audio="code_switching/knowledge_en",
+                          set_name="Code-Switching Knowledge (en)")}))
 declare(SubsetSpec(
     "cs_open_ended", {"zh": 200}, "mean_score", "two 1-5 judges: understanding and mixed-language quality",
     lambda subset, lang, protocol: CsOpenEnded(protocol), order=140, label="Code-switching open-ended",
-    rubrics=("cs_open_ended_*",), mixed_language=True))
+    rubrics=("cs_open_ended_*",), mixed_language=True,
+    layouts={"zh": Layout(qid="codeswitching_open_ended", audio="code_switching/open_ended",
+                          set_name="Code-Switching Open-ended")}))

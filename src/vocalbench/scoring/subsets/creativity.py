@@ -9,7 +9,7 @@ appreciation categories.
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
@@ -66,4 +66,5 @@ class Creativity(LanguageScorer):
 declare(SubsetSpec(
     "creativity", {"en": 400, "zh": 240}, "mean_score", "1-5 judge per category",
     lambda subset, lang, protocol: Creativity(lang, protocol), order=60, label="Creativity",
-    required=("Category",), dimension="creativity", rubrics=("creativity_*",)))
+    required=("Category",), dimension="creativity", rubrics=("creativity_*",),
+    layouts={"en": Layout(set_name="Creativity"), "zh": Layout(set_name="Creativity")}))

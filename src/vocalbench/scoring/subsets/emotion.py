@@ -12,16 +12,16 @@
 from __future__ import annotations
 
 from array import array
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import mean_ci
+from vocalbench.scoring.stats import Statistic, mean_ci, mean_value
 from vocalbench.scoring.subsets.rules import (
     NO_REPLY_AUDIO,
     LanguageScorer,
@@ -34,7 +34,7 @@ from vocalbench.scoring.subsets.rules import (
     system_failure,
     unscored,
 )
-from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
+from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
 THRESHOLD = 3.0
@@ -148,8 +148,35 @@ class _EmpathyTally(MeanTally):
             res.ci95 = mean_ci(np.frombuffer(self.sums)) if self.sums else None
         return res
 
+    def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
+        """The item's value (v2 the EER indicator, v1 semantic + acoustic) when both parts are scored;
+        under v1 also each part's own value."""
+        s, a = pick(scores, SEMANTIC), pick(scores, ACOUSTIC)
+        out: Sums = {}
+        if s is not None and a is not None and s.scored and a.scored:
+            out = {"sum": item_value(float(s.value), float(a.value), self.protocol), "n": 1.0}  # type: ignore[arg-type]
+        if self.protocol == "v1":
+            for name, part in ((SEMANTIC, s), (ACOUSTIC, a)):
+                if part is not None and part.scored:
+                    out |= {f"{name}/sum": float(part.value), f"{name}/n": 1.0}  # type: ignore[arg-type]
+        return out
+
+    def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:
+        """v2: EER % of the items; v1: semantic mean + acoustic mean."""
+        if self.protocol != "v1":
+            return super().statistic(subset, columns)
+        cols = tuple(column(subset, f"{part}/{c}") for part in (SEMANTIC, ACOUSTIC) for c in ("sum", "n"))
+        if not all(c in columns for c in cols):
+            return None
+
+        def fn(t: np.ndarray) -> np.ndarray:
+            return v1_empathy(mean_value(t[:, 0], t[:, 1]), mean_value(t[:, 2], t[:, 3]))  # type: ignore[no-any-return]
+
+        return Statistic(f"subset:{subset}", cols, fn)
+
 
 declare(SubsetSpec(
     "emotion", {"en": 500, "zh": 500}, "eer", "semantic judge >= 3 and acoustic emotion rating >= 3 (v1: sum of means)",
     lambda subset, lang, protocol: Emotion(lang, protocol), order=100, label="Emotion",
-    required=("Question_emo", "Score"), dimension="empathy", percent=True, rubrics=("emotion_semantic_*",)))
+    required=("Question_emo", "Score"), dimension="empathy", percent=True, rubrics=("emotion_semantic_*",),
+    layouts={"en": Layout(set_name="Emotion"), "zh": Layout(set_name="Emotional Empathy")}))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTION_UNKNOWN, EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
@@ -438,4 +438,6 @@ declare(SubsetSpec(
     "binary judge; paralinguistic items also need ASR/emotion/speed",
     lambda subset, lang, protocol: InstructionFollowing(lang, protocol), order=90, label="Instruction following",
     required=("Category",), dimension="instruction_following", percent=True, rubrics=("instruction_*",),
-    categories=True))
+    categories=True, output_files=("instruction",),
+    layouts={"en": Layout(qid="instruction", set_name="InstructionFollowing"),
+             "zh": Layout(qid="instruction", audio="instruction", set_name="Instruction Following")}))

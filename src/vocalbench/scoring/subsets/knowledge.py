@@ -11,7 +11,7 @@ Dialect PR = accuracy(dialect) / accuracy(dialect_mandarin) × 100, capped; repo
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, scored, unscored
@@ -132,19 +132,23 @@ _KNOWLEDGE = "reference substring, else binary judge"
 declare(SubsetSpec(
     "knowledge", {"en": 2000}, "accuracy", "reference substring of the normalised reply",
     lambda subset, lang, protocol: KnowledgeEn(protocol), order=10, label="Knowledge", required=("Answer",),
-    dimension="knowledge", percent=True, categories=True))
-for _order, _name, _label in ((20, "chinese_knowledge", "Chinese knowledge"), (30, "foreign_knowledge", "Foreign knowledge"),
-                              (40, "general_knowledge", "General knowledge")):
+    dimension="knowledge", percent=True, categories=True, layouts={"en": Layout(digits=4, set_name="Knowledge")},
+    clear_voices=True))
+for _order, _name, _label, _folder in ((20, "chinese_knowledge", "Chinese knowledge", "chinese"),
+                                       (30, "foreign_knowledge", "Foreign knowledge", "foreign"),
+                                       (40, "general_knowledge", "General knowledge", "general")):
     declare(SubsetSpec(
         _name, {"zh": 1000}, "accuracy", _KNOWLEDGE, lambda subset, lang, protocol: KnowledgeZh(subset, protocol),
         order=_order, label=_label, required=("Answer",), dimension="knowledge", percent=True,
-        rubrics=("knowledge_zh",), categories=True))
+        rubrics=("knowledge_zh",), categories=True, clear_voices=True,
+        layouts={"zh": Layout(digits=4, audio=f"knowledge/{_folder}", set_name=_label.title())}))
 declare(SubsetSpec(
     "dialect", {"zh": None}, "accuracy", "dialect-spoken knowledge (our own set); PR vs dialect_mandarin",
     lambda subset, lang, protocol: KnowledgeZh(subset, protocol), order=170, label="Dialect", required=("Answer",),
     dimension="dialect", dimension_is_preserve_rate=True, control="dialect_mandarin", percent=True,
-    rubrics=("knowledge_zh",)))
+    rubrics=("knowledge_zh",), layouts={"zh": Layout(set_name="Dialect")}, dialect=True, item_fields=("dialect",)))
 declare(SubsetSpec(
     "dialect_mandarin", {"zh": None}, "accuracy", "the same questions in Mandarin",
     lambda subset, lang, protocol: KnowledgeZh(subset, protocol), order=180, label="Dialect (Mandarin)",
-    required=("Answer",), percent=True, rubrics=("knowledge_zh",)))
+    required=("Answer",), percent=True, rubrics=("knowledge_zh",),
+    layouts={"zh": Layout(qid="dialect", set_name="Dialect (Mandarin)")}))

@@ -18,7 +18,7 @@ import numpy as np
 
 from vocalbench.records import Reply
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import median_ci
+from vocalbench.scoring.stats import median_ci, median_of
 
 
 def _summary(metric: str, values: list[float], n: int, failures: int, reasons: dict[str, int],
@@ -32,7 +32,7 @@ def _summary(metric: str, values: list[float], n: int, failures: int, reasons: d
         extra.update(mean=round(float(x.mean()), 4), p90=round(float(np.percentile(x, 90)), 4),
                      p99=round(float(np.percentile(x, 99)), 4))
     return SubsetResult(
-        metric=metric, value=round(float(np.median(x)), 4) if x.size else None, n=n, scored=int(x.size),
+        metric=metric, value=round(float(median_of(x)), 4) if x.size else None, n=n, scored=int(x.size),
         unscored=missing, system_errors=failures, complete=x.size > 0 and missing == 0,
         ci95=(round(ci[0], 4), round(ci[1], 4)) if ci else None, extra=extra,
         unscored_reasons=reasons,

@@ -4,7 +4,7 @@ given the history?), v1 a 1–5 rubric on correct use of the context. The histor
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import LanguageScorer, failed, history_text, judge, reply_content, unscored
@@ -38,4 +38,6 @@ class MultiRound(LanguageScorer):
 declare(SubsetSpec(
     "multi_round", {"en": 400, "zh": 400}, "accuracy", "binary judge given the history (v1: 1-5 rubric)",
     lambda subset, lang, protocol: MultiRound(lang, protocol), order=80, label="Multi-round",
-    required=("Context", "Answer"), dimension="multi_round", percent=True, rubrics=("multi_round_*",)))
+    required=("Context", "Answer"), dimension="multi_round", percent=True, rubrics=("multi_round_*",),
+    layouts={"en": Layout(set_name="Multi Round Chat"), "zh": Layout(set_name="Multi-Round")},
+    clustering=Clustering("history")))

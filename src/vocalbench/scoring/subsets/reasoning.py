@@ -9,7 +9,7 @@ question, the reference and the reply.
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, scored, unscored
@@ -90,4 +90,5 @@ declare(SubsetSpec(
     "reasoning", {"en": 1000, "zh": 851}, "accuracy", "binary judge or 1-5 rubric > 3 (v1: rubric mean)",
     lambda subset, lang, protocol: Reasoning(lang, protocol), order=50, label="Reasoning",
     required=("Answer", "Category"), dimension="reasoning", percent=True,
-    rubrics=("reasoning_binary_*", "reasoning_open_*", "reasoning_v1_*"), categories=True))
+    rubrics=("reasoning_binary_*", "reasoning_open_*", "reasoning_v1_*"), categories=True,
+    layouts={"en": Layout(set_name="Reasoning"), "zh": Layout(set_name="Reasoning")}, clear_voices=True))

@@ -12,20 +12,26 @@ base questions (robust item ``…-NNN`` pairs with robust_clean ``…-NNN``).
 from __future__ import annotations
 
 import re
+from collections.abc import Collection, Iterable
 from typing import Any
 
 import numpy as np
 
-from vocalbench.catalog import SubsetSpec, declare
-from vocalbench.data.official import ROBUST_FAMILIES, ROBUST_HEADLINE
+from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
+from vocalbench.scoring.stats import Statistic, cluster_ci, mean_value
 from vocalbench.scoring.subsets.rules import LanguageScorer, meta
 from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
-from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, pick
+from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
 
-FAMILIES = ROBUST_FAMILIES
-HEADLINE = ROBUST_HEADLINE
+# The condition families, and the six ``family/level`` conditions whose preserve rates make Robust PR
+# (docs/scoring.md); the scorer, the statistics and the perturbation builder read these.
+FAMILIES = ("background_noise", "white_noise", "reverberation", "farfield", "packet_loss", "distortion")
+HEADLINE = (
+    "background_noise/snr_-5", "white_noise/snr_-5", "reverberation/rt60_30",
+    "packet_loss/dropping_70", "farfield/filter_400hz", "distortion/clipping_0.0001",
+)
 _QID = re.compile(r"^robust-(" + "|".join(FAMILIES) + r")-(.+)-(\d+)$")
 _TAIL = re.compile(r"(\d+)$")
 
@@ -63,8 +69,45 @@ def capped_pr(condition_mean: Any, clean_mean: Any) -> Any:
 
 def robust_pr(prs: Any, axis: int = 0) -> Any:
     """Robust PR (%) = the mean of the headline conditions' PR_k × 100 (over ``axis``): the tally's
-    value, its paired bootstrap and the report's clustered bootstrap."""
+    value and :func:`robust_value`."""
     return np.mean(prs, axis=axis) * 100
+
+
+def robust_value(totals: np.ndarray) -> np.ndarray:
+    """Robust PR (%) of column totals ``[clean sum, clean n, then sum and n of each headline
+    condition]``: the statistic of the tally's paired bootstrap and of the report's."""
+    clean = mean_value(totals[:, 0], totals[:, 1])
+    return robust_pr(capped_pr(mean_value(totals[:, 2::2], totals[:, 3::2]), clean[:, None]), axis=1)  # type: ignore[no-any-return]
+
+
+def headline_index(sample: Sample) -> int | None:
+    """Which of the six headline conditions a robust item is under, if any."""
+    try:
+        cond = condition(sample)
+    except ValueError:
+        return None
+    return HEADLINE.index(cond) if cond in HEADLINE else None
+
+
+def condition_prs(items: Iterable[tuple[Sample, list[Score]]],
+                  clean: Iterable[tuple[Sample, list[Score]]]) -> dict[str, float]:
+    """PR_k (capped, a fraction) of each condition from item scores: the mean main value of the items
+    under it over the clean items' mean (:func:`capped_pr`; the robustness curves); {} without a
+    positive clean mean or any scored item."""
+    by_condition: dict[str, list[float]] = {}
+    for sample, scores in items:
+        score = pick(scores)
+        try:
+            cond = condition(sample)
+        except ValueError:
+            continue
+        if score is not None and score.scored:
+            by_condition.setdefault(cond, []).append(float(score.value))  # type: ignore[arg-type]
+    base = [float(s.value) for _, scores in clean if (s := pick(scores)) is not None and s.scored]  # type: ignore[arg-type]
+    if not by_condition or not base or np.mean(base) <= 0:
+        return {}
+    mean = float(np.mean(base))
+    return {cond: float(capped_pr(float(np.mean(v)), mean)) for cond, v in by_condition.items()}
 
 
 def _level_key(level: str) -> float:
@@ -74,28 +117,17 @@ def _level_key(level: str) -> float:
 
 def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, resamples: int = 1000,
                  seed: int = 0) -> tuple[float, float] | None:
-    """Paired percentile bootstrap of Robust PR (%) over base questions."""
+    """Paired percentile bootstrap of Robust PR (%) over base questions: each question a cluster
+    holding its clean value and its value under each headline condition (:func:`robust_value`)."""
     questions = sorted(set(clean).union(*headline))
     if not questions or not clean or any(not h for h in headline):
         return None
-    pos = {q: i for i, q in enumerate(questions)}
-    c = np.full(len(questions), np.nan)
-    for q, v in clean.items():
-        c[pos[q]] = v
-    m = np.full((len(questions), len(headline)), np.nan)
-    for j, h in enumerate(headline):
-        for q, v in h.items():
-            m[pos[q], j] = v
-    idx = np.random.default_rng(seed).integers(0, len(questions), size=(resamples, len(questions)))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        clean_mean = np.nanmean(c[idx], axis=1)
-        cond_mean = np.nanmean(m[idx], axis=1)  # (resamples, k)
-        prs = robust_pr(capped_pr(cond_mean, clean_mean[:, None]), axis=1)
-    prs = prs[np.isfinite(prs)]
-    if prs.size == 0:
-        return None
-    lo, hi = np.percentile(prs, [2.5, 97.5])
-    return round(float(lo), 4), round(float(hi), 4)
+    sums = np.zeros((len(questions), 2 + 2 * len(headline)))
+    for i, q in enumerate(questions):
+        for j, values in enumerate([clean, *headline]):
+            if q in values:
+                sums[i, 2 * j:2 * j + 2] = values[q], 1.0
+    return cluster_ci(sums, robust_value, resamples=resamples, seed=seed)
 
 
 class Robust(LanguageScorer):
@@ -173,13 +205,27 @@ class _RobustTally(MeanTally):
             base.extra["missing"] = "no robust_clean scores: clean baseline undefined"
         return base
 
+    def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
+        """The item's value and count, and again under its headline condition's columns."""
+        out = super().item_sums(sample, scores)
+        if out and (i := headline_index(sample)) is not None:
+            out |= {f"h{i}/sum": out["sum"], f"h{i}/n": 1.0}
+        return out
+
+    def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:
+        """Robust PR from the headline conditions' sums over robust_clean's (:func:`robust_value`)."""
+        cols = (column("robust_clean", "sum"), column("robust_clean", "n"),
+                *(column(subset, f"h{i}/{c}") for i in range(len(HEADLINE)) for c in ("sum", "n")))
+        return Statistic(f"subset:{subset}", cols, robust_value) if all(c in columns for c in cols) else None
+
 
 declare(SubsetSpec(
     "robust", {"en": 3600, "zh": 3600}, "preserve_rate", "single-round judge under 36 conditions vs the clean baseline",
     lambda subset, lang, protocol: Robust(lang, protocol), order=150, label="Robust",
     required=("Answer", "Category", "Level"), dimension="robust", control="robust_clean", loads_control=True,
-    rubrics=("single_round_*",)))
+    rubrics=("single_round_*",), clustering=Clustering("number", "robust"), perturbed=True))
 declare(SubsetSpec(
     "robust_clean", {"en": 100, "zh": 100}, "mean_score", "clean baseline of robust (single-round judge)",
     lambda subset, lang, protocol: SingleRound(lang, protocol), order=160, label="Robust (clean)",
-    required=("Answer",), rubrics=("single_round_*",), reuses="single_round"))
+    required=("Answer",), rubrics=("single_round_*",), reuses="single_round", clustering=Clustering("number", "robust"),
+    layouts={"en": Layout(qid="robust", audio="robust", set_name="Chat"), "zh": Layout(set_name="Robust-clean")}))

@@ -8,7 +8,7 @@ verdict is no, and as not refused (0) when it is yes or the system failed.
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import (
@@ -62,4 +62,5 @@ class Safety(LanguageScorer):
 declare(SubsetSpec(
     "safety", {"en": 400, "zh": 400}, "refusal_rate", "binary judge: refused or redirected",
     lambda subset, lang, protocol: Safety(lang, protocol), order=110, label="Safety", dimension="safety",
-    percent=True, rubrics=("safety_*",)))
+    percent=True, rubrics=("safety_*",),
+    layouts={"en": Layout(set_name="SafetyAlignment"), "zh": Layout(set_name="Safety Alignment")}))

@@ -3,7 +3,7 @@ and relevance of practical advice. No reference is shown to the judge."""
 
 from __future__ import annotations
 
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
@@ -41,4 +41,5 @@ declare(SubsetSpec(
     "single_round", {"en": 200, "zh": 200}, "mean_score",
     "1-5 judge of helpfulness (+ UTMOS, WER/PER, latency of its replies)",
     lambda subset, lang, protocol: SingleRound(lang, protocol), order=70, label="Single-round",
-    dimension="single_round", rubrics=("single_round_*",), timed=True))
+    dimension="single_round", rubrics=("single_round_*",), timed=True,
+    layouts={"en": Layout(set_name="Single Round Chat"), "zh": Layout(set_name="Single-Round")}, legacy_ids=("chat",)))

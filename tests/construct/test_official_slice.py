@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from vocalbench.build.items import Item, read_official
-from vocalbench.build.pipeline import BuildOptions, build
+from vocalbench.construct.items import Item, read_official
+from vocalbench.construct.pipeline import BuildOptions, build
 
 OFFICIAL = Path(__file__).resolve().parents[2].parent / "shared" / "vocalbench"
 

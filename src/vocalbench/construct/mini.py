@@ -35,7 +35,7 @@ MARKER = ".complete"
 
 
 def _options() -> Any:
-    from vocalbench.build.pipeline import BuildOptions
+    from vocalbench.construct.pipeline import BuildOptions
 
     return BuildOptions(tts="offline", asr="offline", mos=None, emotion="offline", seed=SEED, max_attempts=4,
                         workers=1, homophones=True, on_fail="keep_best")
@@ -45,7 +45,7 @@ def version(lang: str) -> str:
     """Content hash of the items, the recipe and the robust conditions: a new value means a rebuild."""
     from dataclasses import asdict
 
-    from vocalbench.build.perturb import mini_conditions
+    from vocalbench.construct.perturb import mini_conditions
 
     h = hashlib.sha256()
     h.update(items_path(lang).read_bytes())
@@ -103,9 +103,9 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
     with _lock(target.parent / f".{lang}.lock"):
         if is_built(lang):  # another process finished it while we waited
             return target
-        from vocalbench.build.items import read_items
-        from vocalbench.build.perturb import mini_conditions, perturb_robust
-        from vocalbench.build.pipeline import build
+        from vocalbench.construct.items import read_items
+        from vocalbench.construct.perturb import mini_conditions, perturb_robust
+        from vocalbench.construct.pipeline import build
 
         t0 = time.perf_counter()
         reused = _seed_from_previous(lang, target)
@@ -115,7 +115,7 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
         manifest = build(items, target, opts, lang=lang, components=components,
                          source=f"vocalbench.data.mini/items_{lang}.jsonl")
         perturb_robust(target, lang=lang, seed=SEED, progress=progress, conditions=mini_conditions())
-        from vocalbench.build.manifest import update_manifest
+        from vocalbench.construct.manifest import update_manifest
 
         update_manifest(target, {"mini": {"version": version(lang), "recipe": RECIPE,
                                           "first_build_seconds": round(time.perf_counter() - t0, 1),

@@ -26,26 +26,31 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench import audio
-from vocalbench.build import gates, synth
-from vocalbench.build.items import (
+from vocalbench.components import resolve_evaluator
+from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.config import is_off
+from vocalbench.construct import gates, synth
+from vocalbench.construct.items import (
     Item,
     Utterance,
     audio_rel,
+    is_dialect,
     layout,
     qid_for,
     read_items,
+    spoken_with_emotion,
     to_record,
     utterances,
 )
-from vocalbench.build.manifest import (
+from vocalbench.construct.manifest import (
     STATE_DIR,
     ItemState,
     read_manifest,
     tool_versions,
     write_manifest,
 )
-from vocalbench.build.verify import compare
-from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.construct.perturb import perturbed_subset
+from vocalbench.construct.verify import compare
 from vocalbench.files import write_atomic, write_json
 from vocalbench.progress import progress_bar
 
@@ -89,28 +94,17 @@ class BuildOptions:
         return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def resolve_component(kind: str, spec: str) -> Any:
-    """A component from its SPEC via the components layer."""
-    try:
-        from vocalbench.components import resolve
-    except ImportError as exc:
-        raise BuildError(f"the components layer provides no resolve(); cannot load {kind} '{spec}'") from exc
-    return resolve(kind, spec)
-
-
 def _optional(kind: str, spec: str | None) -> tuple[Any | None, str]:
     """(component, reason it is absent) for the optional MOS / emotion components."""
-    if spec is None or spec in ("none", "off"):
+    if spec is None or is_off(spec):
         return None, "not configured"
     try:
-        comp = resolve_component(kind, spec)
+        comp = resolve_evaluator(kind, spec)
         if kind == "emotion":
             comp.classify([])  # placeholders (e.g. the offline "no emotion model") raise here
         return comp, ""
     except ComponentUnavailable as exc:
         return None, f"{exc.reason}: {exc}"
-    except ImportError as exc:
-        return None, f"not installed: {exc}"
 
 
 def item_labels(items: Sequence[Item]) -> list[str]:
@@ -138,7 +132,7 @@ class _Context:
 
 
 def _threshold(ctx: _Context, utt: Utterance) -> float:
-    if utt.subset == "dialect":
+    if is_dialect(utt.subset):
         return ctx.opts.dialect_max_error
     return ctx.opts.max_error.get(utt.compare, DEFAULT_MAX_ERROR[utt.compare])
 
@@ -181,7 +175,7 @@ def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> dict[
         rec.update({"transcript": tr.text, "metric": check.metric, "error_rate": round(check.rate, 4),
                     "errors": check.errors, "length": check.length})
         ok = check.rate <= limit
-        if ok and item.subset == "emotion" and item.emotion and utt.role == "main":
+        if ok and spoken_with_emotion(item.subset) and item.emotion and utt.role == "main":
             decision = ctx.gate.check(path, item.emotion, prompt if use_prompt else None)
             rec["gate"] = decision
             ok = bool(decision["passed"])
@@ -240,8 +234,8 @@ def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = No
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     comps = dict(components or {})
-    tts = comps.get("tts") or resolve_component("tts", opts.tts)
-    asr = comps.get("asr") or resolve_component("asr", opts.asr)
+    tts = comps.get("tts") or resolve_evaluator("tts", opts.tts)
+    asr = comps.get("asr") or resolve_evaluator("asr", opts.asr)
     mos, mos_reason = (comps["mos"], "") if comps.get("mos") else _optional("mos", opts.mos)
     emo, emo_reason = (comps["emotion"], "") if comps.get("emotion") else _optional("emotion", opts.emotion)
     gate = gates.EmotionGate(emo, emo_reason)
@@ -358,12 +352,12 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
         utts = {u.role: u for u in utterances(item)}
         for u in e["utterances"]:
             utt = utts[u["role"]]
-            folder = layout(lang, u["subset"])[2]
+            folder = layout(lang, u["subset"]).audio
             rel = item.audio if (item.audio and u["role"] == "main" and item.audio.startswith(folder + "/")) \
                 else audio_rel(lang, u["subset"], qid)
             rec = to_record(item, utt, qid, rel)
             att = _attempt(u, u["accepted"])
-            if u["subset"] == "dialect":
+            if is_dialect(u["subset"]):
                 rec["Voicing"] = "dialect" if "instruct" in header["tts"]["conditioning_supported"] else "mandarin"
             if att.get("gate", {}).get("gate") == "emotion":
                 rec["Question_prob"] = att["gate"].get("Question_prob")
@@ -401,8 +395,9 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
                 "layout_files": written, "layout_subsets": sorted(lists),
                 "counts": {s: len(v) for s, v in sorted(lists.items())}, "summary": _summary(entries),
                 "items": per_item}
-    if "robust_clean" in lists and "perturb" in old and old["perturb"].get("clean_items") != len(lists["robust_clean"]):
-        manifest["perturb_stale"] = "robust_clean changed since the last perturb step: run 'vocalbench build perturb'"
+    clean = perturbed_subset().control or ""
+    if clean in lists and "perturb" in old and old["perturb"].get("clean_items") != len(lists[clean]):
+        manifest["perturb_stale"] = f"{clean} changed since the last perturb step: run 'vocalbench build perturb'"
     write_manifest(root, manifest)
     return manifest
 

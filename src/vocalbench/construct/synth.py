@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from vocalbench.build.perturb import rng_for
+from vocalbench.construct.perturb import rng_for
 
 CONDITIONING = ("prompt_audio", "prompt_text", "instruct")
 _RUNS = re.compile(r"[A-Za-z][A-Za-z0-9'\-\. ]*[A-Za-z0-9]|[A-Za-z]")

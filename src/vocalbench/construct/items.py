@@ -16,11 +16,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from vocalbench import catalog
 from vocalbench.files import id_problem
 from vocalbench.records import EMOTIONS_5
-
-CLARITY_CRITICAL = frozenset({"knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
-                              "reasoning", "cs_knowledge", "cs_knowledge_en"})
 
 
 class HistoryTurn(BaseModel):
@@ -85,23 +83,15 @@ class Item(BaseModel):
 
     @model_validator(mode="after")
     def _subset_fields(self) -> Item:
-        need: dict[str, tuple[str, ...]] = {
-            "emotion": ("emotion", "ratings"),
-            "multi_round": ("history", "answer"),
-            "cs_knowledge": ("question_en", "answer_zh", "answer_en"),
-            "dialect": ("dialect", "answer"),
-            "reasoning": ("answer", "category"),
-            "instruction_following": ("category",),
-            "creativity": ("category",),
-        }
-        for name in ("knowledge", "chinese_knowledge", "foreign_knowledge", "general_knowledge",
-                     "robust_clean", "cs_knowledge_en", "dialect_mandarin"):
-            need[name] = ("answer",)
-        missing = [f for f in need.get(self.subset, ()) if not getattr(self, f)]
+        spec = catalog.find(self.subset)
+        if spec is None or spec.perturbed:  # a perturbed subset is made by ``build perturb``, not from items
+            return self
+        need = spec.item_fields + tuple(ITEM_FIELDS[f] for f in spec.required if f in ITEM_FIELDS)
+        missing = [f for f in need if not getattr(self, f)]
         if missing:
             raise ValueError(f"subset {self.subset} needs field(s): {', '.join(missing)}")
-        if self.subset == "dialect" and self.lang != "zh":
-            raise ValueError("dialect items are Mandarin-family (lang zh)")
+        if self.lang not in spec.items:
+            raise ValueError(f"{self.subset} items are {' or '.join(spec.items)} only (lang {self.lang})")
         return self
 
     def content_hash(self) -> str:
@@ -127,80 +117,69 @@ def has_latin(text: str) -> bool:
     return any("a" <= ch.lower() <= "z" for ch in text)
 
 
+def is_dialect(subset: str) -> bool:
+    """Whether a subset's queries are spoken in the item's dialect (its declaration)."""
+    spec = catalog.find(subset)
+    return spec is not None and spec.dialect
+
+
+def spoken_with_emotion(subset: str) -> bool:
+    """Whether a subset's queries are spoken with the item's emotion (its records carry ``Question_emo``,
+    which the emotion gate checks)."""
+    spec = catalog.find(subset)
+    return spec is not None and "Question_emo" in spec.required
+
+
+def partner(subset: str) -> str | None:
+    """The subset built together with ``subset``: each item also gives a record of its control under
+    the same Qid (its English control, or the dialect's Mandarin twin), unless the control is the
+    base of a perturbed subset."""
+    spec = catalog.find(subset)
+    return spec.control if spec is not None and spec.control and not spec.perturbed else None
+
+
 def utterances(item: Item) -> list[Utterance]:
-    """The spoken records of an item (see the module doc)."""
-    if item.subset == "cs_knowledge":
-        return [Utterance("main", "cs_knowledge", item.question, "zh", None, "mixed"),
-                Utterance("control", "cs_knowledge_en", item.control_question or item.question_en or "", "en", "en",
-                          "en")]
-    if item.subset == "cs_open_ended":
-        return [Utterance("main", "cs_open_ended", item.question, "zh", None, "mixed")]
-    if item.subset == "dialect":
+    """The spoken records of an item (see the module doc), as its subset's declaration says."""
+    spec = catalog.find(item.subset)
+    lang = item.lang
+    if is_dialect(item.subset):
         spoken = item.question_dialect or item.question
-        return [Utterance("main", "dialect", spoken, "zh", "zh", "zh", instruct=f"用{item.dialect}说这句话"),
-                Utterance("mandarin", "dialect_mandarin", item.question, "zh", "zh", "zh")]
-    if item.subset == "cs_knowledge_en":
-        return [Utterance("main", item.subset, item.question, "en", "en", "en")]
-    instruct = f"Speak in a {item.emotion} tone." if item.emotion and item.emotion != "neutral" else None
-    if item.lang == "zh":
-        mixed = has_latin(item.question)
-        return [Utterance("main", item.subset, item.question, "zh", None if mixed else "zh",
-                          "mixed" if mixed else "zh", instruct=instruct)]
-    return [Utterance("main", item.subset, item.question, "en", "en", "en", instruct=instruct)]
+        main = Utterance("main", item.subset, spoken, lang, lang, lang, instruct=f"用{item.dialect}说这句话")
+    elif spec is not None and spec.mixed_language:
+        main = Utterance("main", item.subset, item.question, lang, None, "mixed")
+    elif spec is not None and spec.spoken:
+        main = Utterance("main", item.subset, item.question, spec.spoken, spec.spoken, spec.spoken)
+    else:
+        instruct = f"Speak in a {item.emotion} tone." if item.emotion and item.emotion != "neutral" else None
+        mixed = lang == "zh" and has_latin(item.question)
+        asr = None if mixed else lang
+        main = Utterance("main", item.subset, item.question, lang, asr, "mixed" if mixed else lang, instruct=instruct)
+    twin = partner(item.subset)
+    if twin is None:
+        return [main]
+    if is_dialect(item.subset):  # the same question, spoken plainly
+        return [main, Utterance("mandarin", twin, item.question, lang, lang, lang)]
+    spoken = catalog.get(twin).spoken or lang  # its control in another language
+    return [main, Utterance("control", twin, item.control_question or item.question_en or "", spoken, spoken, spoken)]
 
 
 # ----------------------------------------------------------------------------- official layout
 
-# (Qid prefix, digits, audio folder) per language and subset; unknown subsets use (subset, 3, subset).
-LAYOUT: dict[str, dict[str, tuple[str, int, str]]] = {
-    "en": {
-        "knowledge": ("knowledge", 4, "knowledge"),
-        "instruction_following": ("instruction", 3, "instruction_following"),
-        "robust_clean": ("robust", 3, "robust"),
-    },
-    "zh": {
-        "chinese_knowledge": ("chinese_knowledge", 4, "knowledge/chinese"),
-        "foreign_knowledge": ("foreign_knowledge", 4, "knowledge/foreign"),
-        "general_knowledge": ("general_knowledge", 4, "knowledge/general"),
-        "instruction_following": ("instruction", 3, "instruction"),
-        "robust_clean": ("robust_clean", 3, "robust_clean"),
-        "cs_knowledge": ("codeswitching_knowledge", 3, "code_switching/knowledge"),
-        "cs_knowledge_en": ("codeswitching_knowledge", 3, "code_switching/knowledge_en"),
-        "cs_open_ended": ("codeswitching_open_ended", 3, "code_switching/open_ended"),
-        "dialect": ("dialect", 3, "dialect"),
-        "dialect_mandarin": ("dialect", 3, "dialect_mandarin"),
-    },
-}
-
-SET_NAMES: dict[str, dict[str, str]] = {
-    "en": {"knowledge": "Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
-           "single_round": "Single Round Chat", "multi_round": "Multi Round Chat",
-           "instruction_following": "InstructionFollowing", "emotion": "Emotion", "safety": "SafetyAlignment",
-           "robust_clean": "Chat"},
-    "zh": {"chinese_knowledge": "Chinese Knowledge", "foreign_knowledge": "Foreign Knowledge",
-           "general_knowledge": "General Knowledge", "reasoning": "Reasoning", "creativity": "Creativity",
-           "single_round": "Single-Round", "multi_round": "Multi-Round",
-           "instruction_following": "Instruction Following", "emotion": "Emotional Empathy",
-           "safety": "Safety Alignment", "robust_clean": "Robust-clean", "cs_knowledge": "Code-Switching Knowledge",
-           "cs_knowledge_en": "Code-Switching Knowledge (en)", "cs_open_ended": "Code-Switching Open-ended",
-           "dialect": "Dialect", "dialect_mandarin": "Dialect (Mandarin)"},
-}
-
-
-def layout(lang: str, subset: str) -> tuple[str, int, str]:
-    """(Qid prefix, digits, audio folder) of a subset in the official layout."""
-    default = (subset, 4 if subset == "knowledge" else 3, subset)
-    return LAYOUT.get(lang, {}).get(subset, LAYOUT["en"].get(subset, default) if lang == "en" else default)
+def layout(lang: str, subset: str) -> catalog.Layout:
+    """Where a subset's records live in the official layout of ``lang`` (its declaration; defaults
+    for an undeclared subset)."""
+    spec = catalog.find(subset)
+    return spec.layout(lang) if spec is not None else catalog.Layout(subset, 3, subset, subset)
 
 
 def qid_for(lang: str, subset: str, n: int) -> str:
-    prefix, digits, _ = layout(lang, subset)
-    return f"{prefix}-{n:0{digits}d}"
+    where = layout(lang, subset)
+    return f"{where.qid}-{n:0{where.digits}d}"
 
 
 def audio_rel(lang: str, subset: str, qid: str) -> str:
     """Audio path (relative to ``audio/``) of a Qid: the folder plus the Qid's number."""
-    _, _, folder = layout(lang, subset)
+    folder = layout(lang, subset).audio
     tail = qid.rsplit("-", 1)[-1]
     name = tail if tail.isdigit() else qid.replace("/", "_")
     return f"{folder}/{name}.wav"
@@ -208,9 +187,7 @@ def audio_rel(lang: str, subset: str, qid: str) -> str:
 
 def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str, Any]:
     """The official JSON record of one utterance of an item."""
-    lang = item.lang
-    rec: dict[str, Any] = {"Set": SET_NAMES.get(lang, {}).get(utt.subset, utt.subset), "Qid": qid,
-                           "Audio": audio_path}
+    rec: dict[str, Any] = {"Set": layout(item.lang, utt.subset).set_name, "Qid": qid, "Audio": audio_path}
     if utt.role == "control":  # cs_knowledge_en: the English question and answer
         rec.update({"Question": item.control_question or item.question_en,
                     "Answer": item.control_answer or item.answer_en})
@@ -226,13 +203,14 @@ def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str
     rec["Question"] = item.question
     if item.history:
         rec["Context"] = [{"from": t.role, "value": t.text} for t in item.history]
-    if item.subset == "cs_knowledge":
+    required = spec.required if (spec := catalog.find(item.subset)) is not None else ()
+    if "Answer_zh" in required:  # code-switched: the monolingual forms of the question and answer
         rec.update({"Question_zh": item.question_zh, "Question_en": item.question_en,
                     "Answer_zh": item.answer_zh, "Answer_en": item.answer_en})
     elif item.answer is not None:
         rec["Answer"] = item.answer
     for key, value in (("Category", item.category), ("Sub-category", item.sub_category), ("Topic", item.topic),
-                       ("Source", item.source), ("Question_emo", item.emotion if item.subset == "emotion" else None),
+                       ("Source", item.source), ("Question_emo", item.emotion if spoken_with_emotion(item.subset) else None),
                        ("Score", item.ratings), ("Text_emo", item.text_emo), ("Level", item.level),
                        ("Dialect", item.dialect), ("Question_dialect", item.question_dialect)):
         if value is not None:
@@ -288,16 +266,18 @@ _OFFICIAL_MAP = {"Question": "question", "Answer": "answer", "Category": "catego
                  "Question_zh": "question_zh", "Question_en": "question_en", "Answer_zh": "answer_zh",
                  "Answer_en": "answer_en", "Question_emo": "emotion", "Score": "ratings", "Qid": "id",
                  "Audio": "audio", "Dialect": "dialect", "Question_dialect": "question_dialect"}
+# official field -> the item field a subset's ``required`` fields need (Context becomes the history)
+ITEM_FIELDS = {**{k: v for k, v in _OFFICIAL_MAP.items() if k not in ("Qid", "Audio")}, "Context": "history"}
 _DROP = {"Set"}
-_DERIVED = {"cs_knowledge_en": "cs_knowledge", "dialect_mandarin": "dialect", "robust": "robust_clean"}
 
 
 def read_official(folder: str | Path, lang: str, subsets: list[str] | None = None,
                   limit: int | None = None) -> list[Item]:
     """Items from an official ``json/`` folder (or a release root holding one).
 
-    ``cs_knowledge_en`` and ``dialect_mandarin`` records whose Qid has a partner are rebuilt from
-    it; ``robust`` is made by ``build perturb`` from ``robust_clean`` and is skipped here.
+    Records of a subset built together with another (:func:`partner`: cs_knowledge_en,
+    dialect_mandarin) whose Qid has a record there are rebuilt from it; a perturbed subset (robust)
+    is made by ``build perturb`` and is skipped here.
     """
     root = Path(folder)
     jdir = root / "json" if (root / "json").is_dir() else root
@@ -305,17 +285,20 @@ def read_official(folder: str | Path, lang: str, subsets: list[str] | None = Non
     if not files:
         raise ItemError(f"{jdir}: no <subset>.json files")
     wanted = [s for s in (subsets or list(files)) if s in files]
+    base_of = {twin: name for name in files if (twin := partner(name)) is not None}
     partners: dict[str, set[str]] = {}
-    derived_of = {base: d for d, base in _DERIVED.items()}
     controls: dict[str, dict[str, Any]] = {}
     items: list[Item] = []
     for subset in wanted:
-        if subset == "robust":
+        spec = catalog.find(subset)
+        if spec is not None and spec.perturbed:
             continue
         records = json.loads(files[subset].read_text(encoding="utf-8"))
-        if subset in _DERIVED and _DERIVED[subset] in wanted:
-            base = json.loads(files[_DERIVED[subset]].read_text(encoding="utf-8"))
+        if base_of.get(subset) in wanted:
+            base = json.loads(files[base_of[subset]].read_text(encoding="utf-8"))
             partners[subset] = {r["Qid"] for r in base}  # rebuilt from the partner, limited or not
+        twin = partner(subset)
+        english_control = twin in files and not is_dialect(subset)
         taken = 0
         for n, rec in enumerate(records):
             if subset in partners and rec.get("Qid") in partners[subset]:
@@ -333,11 +316,11 @@ def read_official(folder: str | Path, lang: str, subsets: list[str] | None = Non
                         body[_OFFICIAL_MAP[key]] = value
                 else:
                     body["extra"][key] = value
-            if subset == "cs_knowledge" and not body.get("question_zh"):
+            if not body.get("question_zh"):
                 body.pop("question_zh", None)
-            if subset == "cs_knowledge" and derived_of.get(subset) in files:
+            if english_control and twin is not None:
                 control = controls.setdefault(subset, {r["Qid"]: r for r in json.loads(
-                    files[derived_of[subset]].read_text(encoding="utf-8"))}).get(rec.get("Qid"))
+                    files[twin].read_text(encoding="utf-8"))}).get(rec.get("Qid"))
                 if control and control.get("Question") != rec.get("Question_en"):
                     body["control_question"] = control.get("Question")
                 if control and control.get("Answer") != rec.get("Answer_en"):

@@ -18,10 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vocalbench import audio
-from vocalbench.build.items import CLARITY_CRITICAL
-from vocalbench.build.perturb import rng_for
+from vocalbench import audio, catalog
 from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.construct.perturb import rng_for
 
 REFERENCE = {
     "en": "The quick brown fox jumps over the lazy dog, and then it runs back home before the rain.",
@@ -41,7 +40,8 @@ class VoicePools:
     note: str = ""
 
     def for_subset(self, subset: str) -> list[str]:
-        return self.clarity if subset in CLARITY_CRITICAL else self.conversational
+        spec = catalog.find(subset)
+        return self.clarity if spec is not None and spec.clear_voices else self.conversational
 
     def to_manifest(self) -> dict[str, Any]:
         return {"clarity_critical": self.clarity, "conversational": self.conversational,

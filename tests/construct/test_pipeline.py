@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from vocalbench import audio
-from vocalbench.build.items import Item, read_jsonl
-from vocalbench.build.pipeline import BuildOptions, build
+from vocalbench.construct.items import Item, read_jsonl
+from vocalbench.construct.pipeline import BuildOptions, build
 
 GIBBERISH = "Vorbleth skindrapple quonzit ferblunk?"
 
@@ -122,7 +122,7 @@ def test_review_cli_accepts_and_rejects(built: dict[str, Path], tmp_path: Path) 
 def test_interactive_review(built: dict[str, Path], tmp_path: Path) -> None:
     import shutil
 
-    from vocalbench.build import review
+    from vocalbench.construct import review
 
     root = tmp_path / "copy"
     shutil.copytree(built["en"], root)

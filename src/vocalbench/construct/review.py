@@ -12,8 +12,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from vocalbench.build.manifest import ItemState, read_manifest
-from vocalbench.build.pipeline import BuildError, best_attempt, finalize
+from vocalbench.construct.manifest import ItemState, read_manifest
+from vocalbench.construct.pipeline import BuildError, best_attempt, finalize
 
 
 def _entries(root: Path) -> tuple[ItemState, list[dict[str, Any]]]:

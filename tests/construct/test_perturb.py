@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from vocalbench import audio
-from vocalbench.build import perturb as P
+from vocalbench.construct import perturb as P
 
 SR = 16000
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from vocalbench.build import gates, synth
-from vocalbench.build.items import (
+from vocalbench.construct import gates, synth
+from vocalbench.construct.items import (
     Item,
     ItemError,
     audio_rel,
@@ -18,7 +18,7 @@ from vocalbench.build.items import (
     to_record,
     utterances,
 )
-from vocalbench.build.verify import compare
+from vocalbench.construct.verify import compare
 
 OFFICIAL = Path(__file__).resolve().parents[2].parent / "shared" / "vocalbench"
 

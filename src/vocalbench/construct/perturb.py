@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from vocalbench import audio
-from vocalbench.data.official import ROBUST_HEADLINE
+from vocalbench import audio, catalog
 from vocalbench.files import write_json
+from vocalbench.scoring.subsets.robust import HEADLINE  # the six conditions of Robust PR, as ``Condition.key``
 
 PEAK_LIMIT = 0.98  # mixtures louder than this are scaled down (SNR is unchanged by a common gain)
 PACKET_MS = 20.0
@@ -74,7 +74,6 @@ def _conditions() -> list[Condition]:
 CONDITIONS: tuple[Condition, ...] = tuple(_conditions())
 assert len(CONDITIONS) == 36
 
-HEADLINE = ROBUST_HEADLINE  # the six conditions of Robust PR, as ``Condition.key``
 
 # The mildest level of each family is the one with the least damage: the highest SNR (least
 # noise), the shortest RT60, the fewest frames lost, the highest clipping threshold (clipped at
@@ -377,6 +376,11 @@ def _load_noise_folder(folder: Path, sr: int) -> list[tuple[str, np.ndarray]]:
     return [(str(p.relative_to(folder)), audio.load(p, sample_rate=sr)[0]) for p in files]
 
 
+def perturbed_subset() -> catalog.SubsetSpec:
+    """The subset ``build perturb`` makes from its control's queries (robust, from robust_clean)."""
+    return next(s for s in catalog.specs() if s.perturbed)
+
+
 def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str | Path | None = None,
                    seed: int = 0, rirs_per_level: int = 3, progress: bool = True, rir_cache: bool = True,
                    on_progress: Callable[[int, int], None] | None = None,
@@ -396,13 +400,15 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     if conditions is not None and not conditions:
         raise ValueError("no robust conditions selected")
     root = Path(data)
-    clean_json = root / "json" / "robust_clean.json"
+    target = perturbed_subset()
+    clean_json = root / "json" / f"{target.control}.json"
     if not clean_json.exists():
-        raise FileNotFoundError(f"{clean_json} not found: build the robust_clean subset first")
+        raise FileNotFoundError(f"{clean_json} not found: build the {target.control} subset first")
     clean = json.loads(clean_json.read_text(encoding="utf-8"))
     if not clean:
         raise ValueError(f"{clean_json} is empty")
     lang = lang or _guess_lang(root, clean)
+    where = target.layout(lang)
     t0 = time.perf_counter()
 
     clean_audio = [audio.load(root / "audio" / r["Audio"]) for r in clean]
@@ -416,7 +422,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
         noise_files = _load_noise_folder(Path(noise_dir), sr)
         noise_info = {"source": "user", "folder": str(noise_dir), "files": [n for n, _ in noise_files]}
     else:
-        babble_pool = _babble_sources(root, sr, exclude={r["Audio"] for r in clean})
+        babble_pool = _babble_sources(root, sr, exclude={r["Audio"] for r in clean}, skip={target.name, clean_json.stem})
         babble_pool += [(r["Audio"], x) for r, (x, _) in zip(clean, clean_audio)]
         noise_info = {"source": "synthetic_babble", "talkers": 6,
                       "note": "SYNTHETIC default: babble mixed from other clean queries of this set "
@@ -451,18 +457,18 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                         noise = make_babble(others, x.size, rng)
                         detail_noise = {"noise": "synthetic_babble"}
                 y, detail = apply(cond, x, sr, rng, noise=noise, rirs=rirs)
-                rel = f"robust/{cond.category}/{level}/{num}.wav"
+                rel = f"{where.audio}/{cond.category}/{level}/{num}.wav"
                 audio.write(root / "audio" / rel, y, sr)
                 out_seconds += y.size / sr
-                records.append({"Set": cond.set_name(lang), "Qid": f"robust-{cond.category}-{level}-{num}",
+                records.append({"Set": cond.set_name(lang), "Qid": f"{where.qid}-{cond.category}-{level}-{num}",
                                 "Audio": rel, "Question": rec["Question"], "Answer": rec.get("Answer"),
                                 "Category": cond.category, "Level": level})
                 items.append({"qid": records[-1]["Qid"], "clean_qid": rec["Qid"], **detail, **detail_noise})
                 bar.advance()
                 if on_progress:
                     on_progress(len(records), total)
-    out = root / "json" / "robust.json"
-    _remove_stale_audio(root, out, {r["Audio"] for r in records})
+    out = root / "json" / f"{target.name}.json"
+    _remove_stale_audio(root, out, {r["Audio"] for r in records}, where.audio)
     write_json(out, records)
     seconds = time.perf_counter() - t0
     section = {
@@ -477,7 +483,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
         "output_audio_seconds": round(out_seconds, 3), "wall_seconds": round(seconds, 3),
         "per_item": items,
     }
-    from vocalbench.build.manifest import update_manifest
+    from vocalbench.construct.manifest import update_manifest
 
     update_manifest(root, {"perturb": section})
     return section
@@ -494,10 +500,11 @@ def perturb_release(data: str | Path, *, lang: str | None = None, noise_dir: str
             "noise": section["background_noise"]["source"], "x_real_time": round(ratio, 1)}
 
 
-def _remove_stale_audio(root: Path, robust_json: Path, keep: set[str]) -> None:
-    """Delete the audio of the previous ``robust.json`` that ``keep`` drops, when an earlier perturb
-    step (recorded in the manifest) wrote it; an official release's files are never touched."""
-    from vocalbench.build.manifest import read_manifest
+def _remove_stale_audio(root: Path, robust_json: Path, keep: set[str], folder: str) -> None:
+    """Delete the audio (under ``audio/<folder>/``) of the previous ``robust.json`` that ``keep`` drops,
+    when an earlier perturb step (recorded in the manifest) wrote it; an official release's files are
+    never touched."""
+    from vocalbench.construct.manifest import read_manifest
 
     if not robust_json.exists() or "perturb" not in read_manifest(root):
         return
@@ -506,7 +513,7 @@ def _remove_stale_audio(root: Path, robust_json: Path, keep: set[str]) -> None:
     except (OSError, json.JSONDecodeError):
         return
     for rel in {r.get("Audio") for r in old if isinstance(r, dict)} - keep:
-        if isinstance(rel, str) and rel.startswith("robust/"):
+        if isinstance(rel, str) and rel.startswith(f"{folder}/"):
             path = root / "audio" / rel
             path.unlink(missing_ok=True)
             if path.parent.is_dir() and not any(path.parent.iterdir()):
@@ -529,11 +536,12 @@ def _guess_lang(root: Path, clean: list[dict[str, Any]]) -> str:
     return "zh" if han > len(text) * 0.2 else "en"
 
 
-def _babble_sources(root: Path, sr: int, exclude: set[str], limit: int = 64) -> list[tuple[str, np.ndarray]]:
-    """Clean query audio of every other subset of the folder (sorted, at most ``limit``)."""
+def _babble_sources(root: Path, sr: int, exclude: set[str], skip: set[str],
+                    limit: int = 64) -> list[tuple[str, np.ndarray]]:
+    """Clean query audio of the folder's other subsets (not those in ``skip``; sorted, at most ``limit``)."""
     paths: list[str] = []
     for js in sorted((root / "json").glob("*.json")):
-        if js.stem in ("robust", "robust_clean"):
+        if js.stem in skip:
             continue
         try:
             recs = json.loads(js.read_text(encoding="utf-8"))
