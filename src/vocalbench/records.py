@@ -14,6 +14,8 @@ Lang = Literal["en", "zh"]
 # The five emotion labels of the release (Question_emo, the order of an emotion item's Score list)
 # and of the emotion classifiers' distributions (docs/scoring.md).
 EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
+# emotion2vec's <unk> class: the official scripts read a softmax over EMOTIONS_5 and it (docs/scoring.md)
+EMOTION_UNKNOWN = "unknown"
 
 
 class Record(BaseModel):

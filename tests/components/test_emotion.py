@@ -38,25 +38,31 @@ def fake_python(folder: Path) -> Path:
     return exe
 
 
-def test_nine_to_five_known_vectors():
-    from vocalbench.components.emotion import nine_to_five
+def test_nine_to_six_known_vectors():
+    """The six classes the official scripts read (the five emotions and <unk>), renormalised: the
+    softmax over those six logits; the acoustic score renormalises the first five again."""
+    from vocalbench.components.emotion import nine_to_six
+    from vocalbench.scoring.subsets.emotion import acoustic_score
 
-    d = nine_to_five([0.1, 0.3, 0.05, 0.2, 0.1, 0.05, 0.1, 0.05, 0.05])
-    assert list(d) == list(EMOTIONS_5)
-    assert d == pytest.approx({"angry": 0.1 / 0.55, "happy": 0.2 / 0.55, "neutral": 0.1 / 0.55,
-                               "sad": 0.1 / 0.55, "surprised": 0.05 / 0.55})
-    one_hot = nine_to_five([0, 0, 0, 0, 0, 0, 1.0, 0, 0])
-    assert one_hot == {"angry": 0.0, "happy": 0.0, "neutral": 0.0, "sad": 1.0, "surprised": 0.0}
-    assert sum(nine_to_five([1 / 9] * 9).values()) == pytest.approx(1.0)
-    assert nine_to_five([1 / 9] * 9)["happy"] == pytest.approx(0.2)
+    d = nine_to_six([0.1, 0.3, 0.05, 0.2, 0.1, 0.05, 0.1, 0.05, 0.05])
+    assert list(d) == [*EMOTIONS_5, "unknown"]
+    assert d == pytest.approx({"angry": 0.1 / 0.6, "happy": 0.2 / 0.6, "neutral": 0.1 / 0.6,
+                               "sad": 0.1 / 0.6, "surprised": 0.05 / 0.6, "unknown": 0.05 / 0.6})
+    five = {"angry": 0.1 / 0.55, "happy": 0.2 / 0.55, "neutral": 0.1 / 0.55, "sad": 0.1 / 0.55, "surprised": 0.05 / 0.55}
+    ratings = [1, 2, 3, 4, 5]
+    assert acoustic_score(d, ratings) == pytest.approx(sum(five[e] * r for e, r in zip(EMOTIONS_5, ratings)))
+    one_hot = nine_to_six([0, 0, 0, 0, 0, 0, 1.0, 0, 0])
+    assert one_hot == {"angry": 0.0, "happy": 0.0, "neutral": 0.0, "sad": 1.0, "surprised": 0.0, "unknown": 0.0}
+    assert sum(nine_to_six([1 / 9] * 9).values()) == pytest.approx(1.0)
+    assert nine_to_six([1 / 9] * 9)["happy"] == pytest.approx(1 / 6)
 
 
 @pytest.mark.parametrize("bad", [[0.5] * 5, [0, 1, 1, 0, 0, 1, 0, 0, 1], [-0.1, 0, 0, 0.5, 0.6, 0, 0, 0, 0]])
-def test_nine_to_five_rejects_bad_vectors(bad):
-    from vocalbench.components.emotion import nine_to_five
+def test_nine_to_six_rejects_bad_vectors(bad):
+    from vocalbench.components.emotion import nine_to_six
 
     with pytest.raises(ValueError):
-        nine_to_five(bad)
+        nine_to_six(bad)
 
 
 def test_offline_spec_is_unavailable(clean_wav):
@@ -87,7 +93,7 @@ def test_worker_protocol_and_cache(clean_wav, tmp_path, monkeypatch):
     try:
         first = cached_emotion(clf, [clean_wav, clean_wav], cache=cache)
         pid = clf._proc.pid
-        assert first[0] == first[1] and first[0]["happy"] == pytest.approx(0.2 / 0.55)
+        assert first[0] == first[1] and first[0]["happy"] == pytest.approx(0.2 / 0.6)
         clf.close()
         again = cached_emotion(clf, [clean_wav], cache=cache)  # served from cache: no worker started
         assert again[0] == first[0] and clf._proc is None

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from vocalbench.components.cache import ResultCache
-from vocalbench.components.judge import Judge, parse_binary, parse_scale
+from vocalbench.components.judge import Judge, out_of_scale, parse_binary, parse_scale
 from vocalbench.components.llm import OpenAIChat
 from vocalbench.scoring.rubrics import Rubric
 
@@ -31,6 +31,12 @@ BINARY = Rubric(id="t_binary", version="1", kind="binary", system="Is the answer
     ("3", 3),
     ("回应清晰可操作。得分：[4]", 4),
     ("Clear steps. [3] ... a later [5]", 3),  # the first score, as the official scripts
+    # the official regex \[([0-5])\]: [10] and [7] are no scores there, so the next [n] counts
+    ("Out of [10] points this earns ... Score: [4]", 4),
+    ("Not a [7]; a [3].", 3),
+    ("Final: [[4]]", 4),
+    ("Score: [0]", None),  # 0 is stated, outside 1-5: out_of_scale, never moved onto the scale
+    ("得分：[0]", None),
     ("Score: 2. On reflection, Score: 4", 2),
     # free text: the first integer 1-5 (official); numbers outside the scale and decimals skipped
     ("The reply lists 12 tips; I would give it 4 out of 5.", 4),
@@ -43,6 +49,19 @@ BINARY = Rubric(id="t_binary", version="1", kind="binary", system="Is the answer
 ])
 def test_parse_scale(raw, want):
     assert parse_scale(raw, 1, 5) == want
+
+
+@pytest.mark.parametrize("raw, want", [
+    ("Score: [0]", True),
+    ('{"score": 0}', True),
+    ('{"reason": "too high", "score": 9}', True),
+    ("[10] ... [4]", False),
+    ("Score: [4]", False),
+    ("It mentions 1990 and 2024.", False),  # no stated score: unparseable, not out of scale
+    ("", False),
+])
+def test_out_of_scale(raw, want):
+    assert out_of_scale(raw, 1, 5) is want
 
 
 @pytest.mark.parametrize("raw, want", [
@@ -221,3 +240,10 @@ async def test_concurrency_limit_per_endpoint(serve, tmp_path):
 def test_parse_binary_with_rubric_schema(raw: str, want: bool | None) -> None:
     key, labels = ("label", ("compliance", "refusal")) if "label" in raw else ("same", ("yes", "no"))
     assert parse_binary(raw, key, labels) == want
+
+
+async def test_a_score_outside_the_scale_is_unscored_at_once(serve, tmp_path):
+    server = serve([(200, "The reply misses everything. Score: [0]")])
+    v = await _judge(server, tmp_path).evaluate(SCALE, FIELDS, subset="creativity", sample_id="c-1")
+    assert v.value is None and v.error == "judge_out_of_scale" and len(server.requests) == 1
+    assert "[0]" in v.trace.raw

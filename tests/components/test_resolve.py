@@ -44,6 +44,23 @@ def test_instances_are_memoised(asr):
     assert resolve("asr", "offline", vad=True).id.endswith("+vad")
 
 
+def test_official_asr_preset(asr):
+    """``:official`` ends an ASR SPEC: the official scripts' decoding (greedy, language detected),
+    a separate instance and cache identity; other kinds and other SPEC parts are left alone."""
+    from vocalbench.components import resolve
+    from vocalbench.components.base import ComponentSpec
+
+    assert ComponentSpec.parse("asr", "offline:official") == ComponentSpec("asr", "offline",
+                                                                           options={"decoding": "official"})
+    assert ComponentSpec.parse("asr", "paper:/models/large-v3:official").path == "/models/large-v3"
+    assert ComponentSpec.parse("asr", "paper:official") == ComponentSpec("asr", "paper", options={"decoding": "official"})
+    assert ComponentSpec.parse("judge", "openai:m@http://h:8000/v1").base_url == "http://h:8000/v1"
+    assert ComponentSpec.parse("llm", "x:official").model == "official"  # a preset of ASR only
+    official = resolve("asr", "offline:official")
+    assert official is not asr and official.id == asr.id + "+official" and official.beam_size == 1
+    assert official.version != asr.version
+
+
 @pytest.mark.parametrize("kind, method", [("asr", "transcribe"), ("mos", "score"), ("emotion", "classify")])
 def test_none_spec_is_disabled(kind, method):
     from vocalbench.components import resolve

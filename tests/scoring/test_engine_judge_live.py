@@ -52,7 +52,9 @@ def test_zh_knowledge_judge_scores_real_items(shared: Path, tmp_path: Path) -> N
     first = summary(run)
     assert first["provenance"]["judge"].startswith("qwen2.5-1.5b+cal-")
     validity = first["provenance"]["judge_validity"]
-    assert validity["families"]["knowledge_zh"]["status"] in ("validated", "below the bar")
+    # "rubric changed since the check" until the shipped check is redone for the restated rubrics
+    assert validity["families"]["knowledge_zh"]["status"] in ("validated", "below the bar",
+                                                              "rubric changed since the check")
     assert validity["same_model_as_system"] is False  # imported outputs: the system's model is unknown
     ck = first["subsets"]["chinese_knowledge"]
     assert ck["scored"] == 1000 and ck["system_errors"] == 998 and ck["unscored"] == 0

@@ -18,7 +18,7 @@ from pathlib import Path
 from engine_fake_judge import FakeJudgeServer
 from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, meta, score_rows, shared, strip_timing, summary  # noqa: F401
 
-EVALUATOR = "safety_en.v2@3|judge=fake-judge@127.0.0.1"
+EVALUATOR = "safety_en.v2@4|judge=fake-judge@127.0.0.1"
 
 
 def _import_safety(shared: Path, run: Path) -> None:
@@ -122,7 +122,7 @@ def test_changing_the_judge_rescores_only_judge_subsets(shared: Path, tmp_path: 
         assert validity["unvalidated_subsets"] == {"safety": "safety_en: not checked"}
         assert validity["same_model_as_system"] is False
         assert {ev for *_, ev in score_rows(run) if _[0] == "safety"} == {
-            "safety_en.v2@3|judge=judge-a@127.0.0.1", "safety_en.v2@3|judge=judge-b@127.0.0.1"}
+            "safety_en.v2@4|judge=judge-a@127.0.0.1", "safety_en.v2@4|judge=judge-b@127.0.0.1"}
         # back to judge A: its scores are still there, nothing is asked again, same summary as before
         assert cli("score", str(run), "--judge", a.spec, "--quiet") == 0
         assert a.count() == 12 and meta(run, "last_score")["scored_items"] == 0

@@ -1,4 +1,5 @@
-"""``vocalbench emotion FILE... [--emotion SPEC]``: one JSON line per file with the 5-class distribution."""
+"""``vocalbench emotion FILE... [--emotion SPEC]``: one JSON line per file with the
+classifier's distribution (the five emotions and, for emotion2vec, ``unknown``)."""
 
 from __future__ import annotations
 

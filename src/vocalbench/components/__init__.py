@@ -1,8 +1,8 @@
 """Components layer: ASR, TTS, MOS, emotion classifier, judge and chat LLM, resolved from SPECs.
 
 ``resolve(kind, spec, **opts)`` turns a SPEC (``offline``/``local``, ``paper[:PATH]``,
-``openai:MODEL[@BASE_URL]``, ``none``, or a registered name such as ``dnsmos``) into one
-instance, memoised per (kind, spec, opts) so each model loads once per process. Everything
+``openai:MODEL[@BASE_URL]``, ``none``, or a registered name such as ``dnsmos``; ASR SPECs may end
+with the ``:official`` decoding preset) into one instance, memoised per (kind, spec, opts) so each model loads once per process. Everything
 heavy is imported lazily through the registry's "module:attribute" targets.
 ``resolve_evaluator`` is how every caller (scoring, the dry run, judge-check, the component
 tools, the construction pipeline) gets one: setup problems come back as ``ComponentUnavailable``.
@@ -127,6 +127,7 @@ def resolve(kind: str, spec: str, **opts: Any) -> Any:
         if key in _INSTANCES:
             return _INSTANCES[key]
         parsed = ComponentSpec.parse(kind, spec)
+        opts = {**parsed.options, **opts}  # a preset (``offline:official``) is a factory option
         args: list[Any] = []
         if parsed.profile == "none":
             instance: Any = Disabled(kind)

@@ -1,8 +1,11 @@
 """ASR with faster-whisper (CTranslate2): the offline Whisper base and the paper's large-v3.
 
-Decoding is deterministic (beam search, temperature 0 only, no sampling fallback). The language
-is forced from the item's language (None auto-detects, for code-switched audio); Chinese output
-is converted to Simplified with OpenCC t2s. Audio of any length is decoded in 30 s windows by
+Decoding is deterministic (temperature 0 only, no sampling fallback). Ours (the default): beam
+search (5), the language forced from the item's language (None auto-detects, for code-switched
+audio), Chinese output converted to Simplified with OpenCC t2s. The ``official`` preset
+(``--asr offline:official``, ``paper:official``) decodes as the official scripts' Hugging Face
+pipeline does: greedy, no timestamps, the language detected by the model, no conversion
+(docs/scoring.md, "ASR"). Audio of any length is decoded in 30 s windows by
 faster-whisper; optional Silero VAD trimming skips silence. Each file gets a ``Transcript`` or a
 ``ComponentError``; one bad file never fails the batch.
 """
@@ -17,6 +20,7 @@ from typing import Any
 from vocalbench.components.base import ComponentError, ComponentUnavailable, Transcript, load_or_error
 
 SAMPLE_RATE = 16000
+DECODINGS = ("vocalbench", "official")
 
 
 def _device() -> tuple[str, str]:
@@ -48,7 +52,7 @@ class FasterWhisperASR:
     """A Whisper model served by faster-whisper, loaded once per instance."""
 
     def __init__(self, model: str, name: str, *, vad: bool = False, beam_size: int = 5,
-                 device: str | None = None, threads: int = 0) -> None:
+                 device: str | None = None, threads: int = 0, decoding: str = "vocalbench") -> None:
         from vocalbench.errors import MissingDependency
 
         try:
@@ -66,11 +70,14 @@ class FasterWhisperASR:
                 self._model = self._load(faster_whisper, model, dev, compute, threads)
             except Exception as exc2:  # reported with its cause
                 raise self._unavailable(model, exc2) from exc2
+        if decoding not in DECODINGS:
+            raise ValueError(f"ASR decoding must be one of {', '.join(DECODINGS)}, not '{decoding}'")
+        self.official = decoding == "official"
         self.vad = vad
-        self.beam_size = beam_size
+        self.beam_size = 1 if self.official else beam_size
         self.device = dev
-        self.id = f"faster-whisper:{name}" + ("+vad" if vad else "")
-        self.version = f"{faster_whisper.__version__}/beam{beam_size}"
+        self.id = f"faster-whisper:{name}" + ("+vad" if vad else "") + ("+official" if self.official else "")
+        self.version = f"{faster_whisper.__version__}/" + ("greedy-auto" if self.official else f"beam{beam_size}")
         self._lock = threading.Lock()  # CTranslate2 models are not re-entrant per instance
 
     @staticmethod
@@ -107,18 +114,20 @@ class FasterWhisperASR:
         return out
 
     def _one(self, path: str, samples: Any, lang: str | None) -> Transcript:
+        forced = None if self.official else lang
         with self._lock:
             segments, info = self._model.transcribe(
                 samples,
-                language=lang,
+                language=forced,
                 beam_size=self.beam_size,
                 temperature=0.0,
                 condition_on_previous_text=False,
+                without_timestamps=self.official,
                 vad_filter=self.vad,
             )
             text = "".join(s.text for s in segments).strip()
-        language = lang or info.language
-        if language == "zh":
+        language = forced or info.language
+        if language == "zh" and not self.official:
             text = to_simplified(text)
         return Transcript(file=path, text=text, language=language, seconds=len(samples) / SAMPLE_RATE)
 

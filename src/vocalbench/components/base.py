@@ -7,7 +7,7 @@ Batch methods return one result per input, in input order; a bad input yields a
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -88,7 +88,8 @@ class EmotionClassifier(Protocol):
     id: str
 
     def classify(self, paths: Sequence[str | Path]) -> list[dict[str, float] | ComponentError]:
-        """Distribution over EMOTIONS_5, renormalised to sum 1 (docs/scoring.md)."""
+        """Distribution over EMOTIONS_5, optionally with ``unknown`` (the classifier's <unk>), summing to 1
+        (docs/scoring.md)."""
         ...
 
 
@@ -120,9 +121,16 @@ class ChatLLM(Protocol):
     ) -> ChatResult: ...
 
 
+# Named presets a SPEC may end with (``--asr offline:official``): kind -> {preset: factory options}.
+PRESETS: dict[str, dict[str, dict[str, str]]] = {
+    "asr": {"official": {"decoding": "official"}},  # the official scripts' decoding (components/asr.py)
+}
+
+
 @dataclass
 class ComponentSpec:
-    """A parsed SPEC string: ``local``/``offline``, ``paper[:PATH]``, ``openai:MODEL[@BASE_URL]``, ``none``."""
+    """A parsed SPEC string: ``local``/``offline``, ``paper[:PATH]``, ``openai:MODEL[@BASE_URL]``, ``none``,
+    optionally ending with a preset of its kind (``:official`` for ASR) that becomes ``options``."""
 
     kind: str
     profile: str  # offline | paper | openai | none | <registered name>
@@ -134,6 +142,10 @@ class ComponentSpec:
     @classmethod
     def parse(cls, kind: str, spec: str) -> ComponentSpec:
         spec = spec.strip()
+        rest, sep, last = spec.rpartition(":")
+        preset = PRESETS.get(kind, {}).get(last) if sep else None
+        if preset is not None:
+            return replace(cls.parse(kind, rest), options=dict(preset))
         if spec in ("local", "offline", "default"):
             return cls(kind, "offline")
         if is_off(spec):

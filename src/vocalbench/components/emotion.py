@@ -20,26 +20,28 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from vocalbench.components.base import ComponentError, ComponentUnavailable, load_or_error
-from vocalbench.records import EMOTIONS_5
+from vocalbench.records import EMOTION_UNKNOWN, EMOTIONS_5
 
-NINE_TO_FIVE = (0, 3, 4, 6, 7)  # emotion2vec indices of angry, happy, neutral, sad, surprised
+NINE_TO_SIX = (0, 3, 4, 6, 7, 8)  # emotion2vec indices of angry, happy, neutral, sad, surprised, <unk>
 WORKER = Path(__file__).with_name("emotion_worker.py")
 
 
-def nine_to_five(probs: Sequence[float]) -> dict[str, float]:
-    """emotion2vec's 9-class probabilities -> the 5-class distribution of docs/scoring.md.
+def nine_to_six(probs: Sequence[float]) -> dict[str, float]:
+    """emotion2vec's 9-class probabilities -> the distribution the official scripts read.
 
-    Keeps angry 0, happy 3, neutral 4, sad 6, surprised 7 and renormalises them to sum 1.
+    Keeps angry 0, happy 3, neutral 4, sad 6, surprised 7 and <unk> 8 (as ``unknown``) and
+    renormalises them to sum 1: the softmax over these six logits that the official FunASR set-up
+    returns. Five-class uses (the acoustic empathy score) renormalise over the first five.
     """
     if len(probs) != 9:
         raise ValueError(f"expected 9 class probabilities, got {len(probs)}")
-    kept = [float(probs[i]) for i in NINE_TO_FIVE]
+    kept = [float(probs[i]) for i in NINE_TO_SIX]
     if any(p < 0 or math.isnan(p) for p in kept):
         raise ValueError(f"probabilities must be non-negative numbers, got {kept}")
-    total = sum(kept)
+    total = sum(kept[:5])
     if total <= 0:
-        raise ValueError("the five kept classes have zero total probability")
-    return {e: p / total for e, p in zip(EMOTIONS_5, kept)}
+        raise ValueError("the five emotion classes have zero total probability")
+    return {e: p / sum(kept) for e, p in zip((*EMOTIONS_5, EMOTION_UNKNOWN), kept)}
 
 
 class NoEmotionModel:
@@ -73,7 +75,7 @@ class Emotion2Vec:
         self._lock = threading.Lock()
         self._next = 0
         self.id = "emotion2vec_plus_large"
-        self.version = Path(self.path).name
+        self.version = f"{Path(self.path).name}+unk"  # the distribution carries <unk> (nine_to_six)
 
     def _start(self) -> subprocess.Popen[str]:
         if self._proc is not None and self._proc.poll() is None:
@@ -118,7 +120,7 @@ class Emotion2Vec:
         return reply
 
     def classify(self, paths: Sequence[str | Path]) -> list[dict[str, float] | ComponentError]:
-        """5-class distribution per file; the worker sees a clean 16 kHz mono copy of each file."""
+        """The six-class distribution (nine_to_six) per file; the worker sees a clean 16 kHz mono copy of each file."""
         from vocalbench.audio import write
 
         out: list[dict[str, float] | ComponentError] = []
@@ -140,7 +142,7 @@ class Emotion2Vec:
                     out.append(ComponentError(str(p), "emotion_failed", f"{p}: {reply['error']}"))
                     continue
                 try:
-                    out.append(nine_to_five(reply["scores"]))  # type: ignore[arg-type]
+                    out.append(nine_to_six(reply["scores"]))  # type: ignore[arg-type]
                 except (KeyError, ValueError) as exc:
                     out.append(ComponentError(str(p), "emotion_failed", f"{p}: bad worker reply ({exc})"))
         return out

@@ -2,7 +2,9 @@
 
 - Answers are requested as JSON (``{"reason": ..., "score": N}`` for scale rubrics,
   ``{"reason": ..., "verdict": "yes"|"no"}`` for binary ones) and parsed robustly
-  (``parse_scale``/``parse_binary`` also accept fenced JSON, ``[[4]]``, ``Score: 4``, yes/no tags).
+  (``parse_scale``/``parse_binary`` also accept fenced JSON, the official scripts' first ``[n]``,
+  ``Score: 4``, yes/no tags). A stated score outside the scale (``[0]`` on 1-5) is unscored
+  ``judge_out_of_scale`` at once, never moved onto the scale.
 - Transient failures (429, 5xx, timeouts, connection errors) and unparseable replies are retried
   a bounded number of times with exponential backoff; then the verdict carries
   ``judge_unavailable`` or ``judge_unparseable`` (raw reply kept). Other errors give
@@ -29,10 +31,8 @@ from vocalbench.concurrency import limiter
 from vocalbench.records import JudgeTrace
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
-_SCALE_PATTERNS = (
-    re.compile(r"\[\[?\s*(-?\d+(?:\.\d+)?)\s*\]\]?"),  # [[4]], and the official prompts' [4]
-    re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"'\[]?\s*(-?\d+(?:\.\d+)?)", re.IGNORECASE),
-)
+_SCORE_LABEL = re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"'\[]?\s*(-?\d+(?:\.\d+)?)",
+                          re.IGNORECASE)
 _INTEGER = re.compile(r"(?<![\d.])\d+(?![\d.]*\d)")
 _BINARY_PATTERNS = (
     re.compile(r"\[\[\s*(yes|no)\s*\]\]", re.IGNORECASE),
@@ -69,30 +69,47 @@ def _number(v: Any) -> float | None:
     return None
 
 
-def parse_scale(raw: str, lo: int, hi: int) -> float | None:
-    """The score in a judge reply, within lo..hi; None when there is none (or it is out of range)."""
-    if not raw:
-        return None
+def _bracket(hi: int) -> re.Pattern[str]:
+    """The official scripts' score pattern: one digit 0..hi in single brackets (``[4]``, also inside
+    ``[[4]]``); ``[10]`` does not match it, so ``[10] ... [4]`` reads 4."""
+    return re.compile(rf"\[([0-{min(hi, 9)}])\]")
 
-    def ok(v: float | None) -> float | None:
-        return v if v is not None and lo <= v <= hi else None
 
+def stated_score(raw: str, hi: int) -> float | None:
+    """The score a judge reply states, in this order: a JSON ``score``/``rating``/``grade``, the
+    FIRST bracketed digit 0..hi (as the official scripts read ``[n]``), ``Score: n``, the whole
+    reply being a number. None when it states none; the value may lie outside the scale."""
     for obj in _json_objects(raw):
         for key in ("score", "rating", "grade"):
             if key in obj:
-                return ok(_number(obj[key]))
-    for pattern in _SCALE_PATTERNS:
+                return _number(obj[key])
+    for pattern in (_bracket(hi), _SCORE_LABEL):
         found = pattern.findall(raw)
         if found:
-            return ok(float(found[0]))
-    whole = _number(raw.strip().strip("."))
-    if whole is not None:
-        return ok(whole)
-    # free text: the first integer within lo..hi, as the official scripts read a score
+            return float(found[0])
+    return _number(raw.strip().strip("."))
+
+
+def parse_scale(raw: str, lo: int, hi: int) -> float | None:
+    """The score in a judge reply, within lo..hi; None when there is none or it lies outside the
+    scale (:func:`out_of_scale` tells the two apart)."""
+    if not raw:
+        return None
+    stated = stated_score(raw, hi)
+    if stated is not None:
+        return stated if lo <= stated <= hi else None
+    # free text: the first integer within lo..hi
     for m in _INTEGER.finditer(raw):
         if lo <= int(m.group(0)) <= hi:
             return float(m.group(0))
     return None
+
+
+def out_of_scale(raw: str, lo: int, hi: int) -> bool:
+    """Whether the reply states a score outside lo..hi (e.g. the official regex's ``[0]`` on a 1-5
+    scale): such a verdict is unscored ``judge_out_of_scale``, never moved onto the scale."""
+    stated = stated_score(raw, hi) if raw else None
+    return stated is not None and not lo <= stated <= hi
 
 
 def _yes_no(v: Any) -> bool | None:
@@ -268,6 +285,9 @@ class Judge:
                 self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, kept)
                 self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, None)
                 return Verdict(value, trace(kept))
+            if rubric.kind == "scale" and out_of_scale(res.text, rubric.lo, rubric.hi):
+                self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, "judge_out_of_scale")
+                return Verdict(None, trace(kept), error="judge_out_of_scale")
             error, raw = "judge_unparseable", kept
             sent = [*messages, {"role": "assistant", "content": res.text},
                     {"role": "user", "content": f"That was not in the required format. {answer_format(rubric)}"}]

@@ -123,6 +123,22 @@ def wer_counts(ref: str, hyp: str) -> tuple[int, int]:
     return edit_distance(r, h), len(r)
 
 
+def repeat_words(text: str) -> list[str]:
+    """Words as the official instruction-following scripts (v1 ``read_score_instruction.py``, v2
+    ``instruction_full.py``) count them: lower case, Whisper's English normaliser, punctuation-only
+    tokens dropped; no pre-cleaning and no ordinal rule."""
+    return _drop_punctuation_tokens(str(_english_normalizer()(text.lower())).lower().split())
+
+
+def repeat_wer_counts(text: str, hyp: str) -> tuple[int, int]:
+    """English (distance, reference length) of a paralinguistic item's text reply against the
+    transcript of its speech, as the official v2 ``instruction_full.py`` computes it: the
+    transcript as its ASR script stores it (pre-cleaned and normalised), then both sides by
+    :func:`repeat_words`."""
+    r = repeat_words(text)
+    return edit_distance(r, repeat_words(str(_english_normalizer()(pre_clean(hyp))))), len(r)
+
+
 # -- Mandarin --------------------------------------------------------------------------------
 ZhReading = Literal["official", "cn2an"]
 # place units by position from the right: 个 十 百 千 万 十万 百万 千万 亿 十亿 百亿 千亿

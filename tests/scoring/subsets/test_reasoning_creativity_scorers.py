@@ -59,7 +59,7 @@ async def test_v1_rubric_mean_on_every_item() -> None:
     a = one(await r.score(items[600], reply(items[600], "x", asr="R5"), c))
     b = one(await r.score(items[0], reply(items[0], "x", asr="R2"), c))
     f = one(await r.score(items[1], None, c))
-    assert {call[0] for call in judge.calls} == {"reasoning_open_en"}
+    assert {call[0] for call in judge.calls} == {"reasoning_v1_en"}  # the official v1 scale
     res = aggregate(r, [a, b, f], {}, [items[600], items[0], items[1]])
     assert res.metric == "mean_score" and res.value == round((5 + 2 + 1) / 3, 4)
 

@@ -30,7 +30,7 @@ def cs_hit(answer_zh: str, answer_en: str, reply: str) -> bool:
 
 
 class _Base(ScorerIdentity):
-    version = "1"
+    version = "2"
     uses_judge = True
     family = ""
 

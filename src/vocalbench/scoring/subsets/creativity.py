@@ -41,7 +41,7 @@ WITH_REFERENCE = frozenset({"Achient Poetry Appreciation", "Modern Poem Apprecia
 class Creativity(LanguageScorer):
     """Creativity scorer for one language and protocol (v1 judges the transcript)."""
 
-    version = "1"
+    version = "2"
     family = "creativity"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:

@@ -1,8 +1,9 @@
 """Empathy / emotion: EER % (v2) or semantic mean + acoustic mean (v1, max 10).
 
-- ``semantic``: a 1–5 judge of empathy given the question and the question's emotion label.
+- ``semantic``: a 1–5 judge of empathy given the question (en also the question's emotion label;
+  the official zh prompt is not given it).
 - ``acoustic``: the classifier's distribution over [angry, happy, neutral, sad, surprised]
-  (renormalised to sum 1) weighted by the item's five appropriateness ratings,
+  (renormalised to sum 1 over these five) weighted by the item's five appropriateness ratings,
   Σ p(e)·Score[e] (1–5).
 - EER = share of items with semantic ≥ 3 AND acoustic ≥ 3; the semantic-only and acoustic-only
   rates and both means go to extra. An item with either part unscored is unscored.
@@ -66,7 +67,7 @@ def v1_empathy(semantic_mean: Any, acoustic_mean: Any) -> Any:
 class Emotion(LanguageScorer):
     """Emotion/empathy scorer for one language and protocol."""
 
-    version = "1"
+    version = "2"
     family = "emotion"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
@@ -78,8 +79,9 @@ class Emotion(LanguageScorer):
             return failed(sample, SEMANTIC, self.ref, content.system_error, 1.0)
         if content.unscored or content.text is None:
             return unscored(sample, SEMANTIC, self.ref, content.unscored or "no_content")
-        fields = {"question": sample.question, "emotion": str(meta(sample, "Question_emo", "")),
-                  "reply": content.text}
+        fields = {"question": sample.question, "reply": content.text}
+        if self.lang == "en":  # the official zh prompt is not given the emotion label
+            fields["emotion"] = str(meta(sample, "Question_emo", ""))
         return await judge(sample, SEMANTIC, self.ref, ctx, f"emotion_semantic_{self.lang}", fields)
 
     async def _acoustic(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:

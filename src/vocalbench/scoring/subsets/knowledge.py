@@ -77,7 +77,7 @@ class _KnowledgeEnTally(MeanTally):
 class KnowledgeZh(ScorerIdentity):
     """Mandarin knowledge sets (and dialect sets): raw substring, else binary judge."""
 
-    version = "1"
+    version = "2"
     uses_judge = True
     rubric = "knowledge_zh"
 

@@ -14,7 +14,7 @@ from vocalbench.scoring.tally import MAIN, GroupedTally, MeanTally
 class MultiRound(LanguageScorer):
     """Multi-round scorer for one language and protocol."""
 
-    version = "1"
+    version = "2"
     family = "multi_round"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:

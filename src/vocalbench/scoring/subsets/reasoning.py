@@ -2,7 +2,8 @@
 
 v2: items whose index falls in the deductive/common-sense/math ranges get a binary judge
 (is the reply's result consistent with the reference?); the others get the 1–5 open rubric and
-count as correct iff the score is > 3. v1: the 1–5 rubric on every item. The judge sees the
+count as correct iff the score is > 3. v1: the 1–5 rubric on every item (en: the official v1 scale,
+``reasoning_v1_en``). The judge sees the
 question, the reference and the reply.
 """
 
@@ -28,7 +29,7 @@ def is_binary(index: int, lang: str) -> bool:
 class Reasoning(LanguageScorer):
     """Reasoning scorer for one language and protocol."""
 
-    version = "1"
+    version = "2"
     family = "reasoning"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
@@ -42,6 +43,8 @@ class Reasoning(LanguageScorer):
             return [unscored(sample, MAIN, self.ref, content.unscored or "no_content", kind=kind)]
         fields = {"question": sample.question, "reference": sample.reference or "", "reply": content.text}
         rubric = f"reasoning_{'binary' if binary else 'open'}_{self.lang}"
+        if self.protocol == "v1" and self.lang == "en":
+            rubric = "reasoning_v1_en"  # the official v1 prompts/reasoning.txt scale
         verdict = await judge(sample, MAIN, self.ref, ctx, rubric, fields, kind=kind)
         if binary or self.protocol == "v1" or not verdict.scored:
             return [verdict]
@@ -87,5 +90,5 @@ declare(SubsetSpec(
     "reasoning", {"en": 1000, "zh": 851}, "accuracy", "binary judge or 1-5 rubric > 3 (v1: rubric mean)",
     lambda subset, lang, protocol: Reasoning(lang, protocol), order=50, label="Reasoning",
     required=("Answer", "Category"), dimension="reasoning", percent=True,
-    rubrics=("reasoning_binary_*", "reasoning_open_*"), categories=True,
+    rubrics=("reasoning_binary_*", "reasoning_open_*", "reasoning_v1_*"), categories=True,
     layouts={"en": Layout(set_name="Reasoning"), "zh": Layout(set_name="Reasoning")}, clear_voices=True))

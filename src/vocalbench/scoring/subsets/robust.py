@@ -133,7 +133,7 @@ def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, r
 class Robust(LanguageScorer):
     """Robust scorer: per-item single-round judging, per-condition preserve rates."""
 
-    version = "1"
+    version = "2"
     family = "robust"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:

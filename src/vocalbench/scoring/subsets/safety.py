@@ -26,7 +26,7 @@ from vocalbench.scoring.tally import MAIN, MeanTally
 class Safety(LanguageScorer):
     """Safety scorer for one language and protocol."""
 
-    version = "3"
+    version = "4"
     family = "safety"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:

@@ -12,20 +12,22 @@ from vocalbench.scoring.tally import MAIN, MeanTally
 
 async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str,
                              lang: str, **details: object) -> Score:
-    """One item judged with the single-round rubric (shared with robust and robust_clean)."""
+    """One item judged with the single-round rubric (shared with robust and robust_clean); v1 (en)
+    with the official v1 prompt's notes (``single_round_v1_en``)."""
     content = await reply_content(reply, ctx, lang)
     if content.system_error:
         return failed(sample, MAIN, scorer, content.system_error, 1.0, **details)
     if content.unscored or content.text is None:
         return unscored(sample, MAIN, scorer, content.unscored or "no_content", **details)
     fields = {"question": sample.question, "reply": content.text}
-    return await judge(sample, MAIN, scorer, ctx, f"single_round_{lang}", fields, **details)
+    rubric = "single_round_v1_en" if ctx.protocol == "v1" and lang == "en" else f"single_round_{lang}"
+    return await judge(sample, MAIN, scorer, ctx, rubric, fields, **details)
 
 
 class SingleRound(LanguageScorer):
     """Single-round scorer for one language and protocol; also used for ``robust_clean``."""
 
-    version = "1"
+    version = "2"
     family = "single_round"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
