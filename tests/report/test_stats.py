@@ -165,3 +165,19 @@ def test_compare_command_writes_json(two_runs: tuple[Path, Path], tmp_path: Path
     assert k["a"] == pytest.approx(load_run(two_runs[0]).summary.subsets["knowledge"].value, abs=1e-3)
     assert "paired bootstrap" in capsys.readouterr().out
     assert main(["compare", str(two_runs[0]), str(tmp_path / "nope")]) == 2
+
+
+def test_compare_gives_the_same_intervals_in_every_process(two_runs: tuple[Path, Path]) -> None:
+    """The same --seed gives the same intervals whatever the process's string hash seed (the shared
+    items keep run A's order, so the clusters meet the bootstrap draws in one order)."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import json, sys; from vocalbench.report.compare import compare_runs; "
+            "from vocalbench.report.runs import load_runs; a, b = load_runs(sys.argv[1:3]); "
+            "print(json.dumps(compare_runs(a, b, n_boot=200, seed=0)['rows']))")
+    outs = [subprocess.run([sys.executable, "-c", code, str(two_runs[0]), str(two_runs[1])], check=True,
+                           capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+            for seed in ("1", "2", "3")]
+    assert outs[0] and outs[0] == outs[1] == outs[2]

@@ -121,6 +121,10 @@ async def test_instruction_zh(tmp_path: Path) -> None:
     item_936 = samples("zh", "instruction_following")[936]  # Idioms, but it asks for internet slang
     [prompt] = await prompts(f, item_936, tmp_path)
     assert "网络用语" in prompt and CRITERIA["zh"]["Mandarin specific"] in prompt and "成语" not in prompt
+    item_685 = samples("zh", "instruction_following")[685]  # Instruction: asks for three idioms
+    [prompt] = await prompts(f, item_685, tmp_path)
+    assert "三个成语" in prompt and f"判断标准：{CRITERIA['zh']['Instruction']}" in prompt
+    assert "用词、结构和内容先后" in prompt and "过渡" not in prompt and "开头语" not in prompt
     assert "仍判为遵循" in CRITERIA["zh"]["Conditional"] and "前提问题判断错了" in CRITERIA["zh"]["Conditional"]
     assert "自身被设定的身份" in CRITERIA["zh"]["Speaker tune"]
 

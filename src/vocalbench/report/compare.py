@@ -48,13 +48,17 @@ class PairedResult:
 
 
 def _shared_scores(a: RunData, b: RunData) -> tuple[RunData, RunData]:
-    """Copies of both runs keeping only the (sample, score name) pairs scored in both."""
+    """Copies of both runs keeping only the (sample, score name) pairs scored in both, in run A's
+    order: the order of the clusters decides which cluster each bootstrap draw picks, so a set's
+    (hash-seeded) order here would make the same ``--seed`` give other intervals in every process."""
     sa: dict[tuple[str, str], dict[str, Score]] = {}
     sb: dict[tuple[str, str], dict[str, Score]] = {}
-    for key in a.scores.keys() & b.scores.keys():
-        na, nb = a.scores[key], b.scores[key]
-        for name in na.keys() & nb.keys():
-            if na[name].scored and nb[name].scored:
+    for key, na in a.scores.items():
+        nb = b.scores.get(key)
+        if nb is None:
+            continue
+        for name in na:
+            if name in nb and na[name].scored and nb[name].scored:
                 sa.setdefault(key, {})[name] = na[name]
                 sb.setdefault(key, {})[name] = nb[name]
     return replace(a, scores=sa), replace(b, scores=sb)

@@ -254,12 +254,6 @@ def pool_repeats(values: Sequence[float], within_se: Sequence[float | None]) -> 
     return out
 
 
-def _se(ci: Sequence[float] | None) -> float | None:
-    if not ci or len(ci) != 2 or not all(isinstance(c, int | float) for c in ci):
-        return None
-    return (float(ci[1]) - float(ci[0])) / (2 * Z95)
-
-
 def difference_ci(diff: float, se_a: float, se_b: float) -> list[float]:
     """The 95 % CI of a difference of two independent estimates (unpaired, so it errs wide)."""
     half = Z95 * math.hypot(se_a, se_b)
