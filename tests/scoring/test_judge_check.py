@@ -234,3 +234,32 @@ def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path,
     fig = report["families"]["instruction_repeat_zh"]
     assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
     assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}
+
+
+def test_the_shipped_check_belongs_to_the_shipped_fit_set_and_rubrics():
+    from vocalbench.components.calibrated_judge import shipped_calibration
+
+    folder = resources.files("vocalbench.components.calibration")
+    check = json.loads(folder.joinpath("local_check.json").read_text("utf-8"))
+    cal = shipped_calibration()
+    assert check["judge"].startswith(f"{cal.model}+{cal.version}@") and check["split"] == "test"
+    assert check["calibration_set"] == judge_check.set_fingerprint()
+    for fam, fig in check["families"].items():
+        assert set(fig["rubrics"].values()) <= judge_check._current_hashes(fam), fam
+        assert fig["n"] >= 50 and (fig["kappa_ci95"] if fig["kind"] == "binary" else fig["spearman_ci95"]), fam
+
+
+async def test_the_shipped_check_is_reproduced_from_the_recorded_answers_without_the_model():
+    from vocalbench.components.judges import local_judge
+
+    folder = resources.files("vocalbench.components.calibration")
+    shipped = json.loads(folder.joinpath("local_check.json").read_text("utf-8"))["families"]
+    judge = local_judge(lazy=True)  # nothing starts: every answer is recorded or needs no model
+    for family in ("single_round_zh", "reasoning_binary_zh"):
+        items = load_items("test", [family])
+        answers = judge_check.recorded_answers("qwen2.5-1.5b")
+        outcomes = await judge_check.judge_items(judge, items, concurrency=4, answers=answers)
+        assert all(o.error is None for o in outcomes)
+        fig = family_figures(rubrics.load(items[0].rubric).kind, outcomes)
+        for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "validated", "model_calls"):
+            assert fig.get(key) == shipped[family].get(key), (family, key)
