@@ -1,5 +1,6 @@
 """Files the tool writes: one atomic-write helper, the check that a path stays inside its root,
-and the safe character set of ids that become file names (imports only vocalbench.errors).
+the safe character set of ids that become file names, and whether the process a lock or state
+file names still runs (imports only vocalbench.errors).
 
 Every file the tool rewrites (config.json, summary.json, reports, judge checks) goes through
 :func:`write_atomic`: written beside its target and renamed over it, so a killed process leaves
@@ -63,3 +64,14 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
 def write_json(path: str | Path, body: Any) -> Path:
     """``body`` as indented JSON (``ensure_ascii=False``), written atomically."""
     return write_atomic(path, json.dumps(body, ensure_ascii=False, indent=2))
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (one owned by another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
