@@ -135,3 +135,41 @@ def test_leaderboard_escapes_system_names(tmp_path):
     text = write_markdown([run], tmp_path / "lb.md").read_text()
     assert "<script>" not in text and "](http" not in text
     assert r"evil \| \<script\>alert\(1\)\</script\> \[x\]\(http://e\)" in text
+
+
+def test_a_key_in_an_error_type_is_redacted_on_every_console_line(tmp_path, monkeypatch, capsys):
+    """An endpoint whose error event's ``type`` carries the key: the progress line, the result line
+    and the ``error:`` line show it redacted, as the store does."""
+    monkeypatch.setenv("VOCALBENCH_SYSTEM_API_KEY", KEY)
+    rel = make_release(tmp_path / "rel", 2)
+    script = tmp_path / "echo.jsonl"
+    script.write_text(json.dumps({"id": "*", "fault": {"type": f"bad_key_{KEY}", "fail_first": -1,
+                                                       "retryable": False}}))
+    code = main(["generate", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en",
+                 "--out", str(tmp_path / "RUN")])
+    shown = capsys.readouterr()
+    assert code == 4
+    assert KEY not in shown.out + shown.err
+    assert "bad_key_[redacted]" in shown.err and "error: [en] every one" in shown.err
+
+
+def test_csv_export_neutralises_formulas_and_jsonl_keeps_the_text(tmp_path, capsys):
+    """Reply text a spreadsheet would run as a formula gets a leading quote in CSV (OWASP); JSONL
+    keeps it as it is."""
+    import csv
+    import io
+
+    rel = make_release(tmp_path / "rel", 4)
+    texts = ['=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(A1)"]
+    script = tmp_path / "formula.jsonl"
+    script.write_text("".join(json.dumps({"id": f"knowledge-{i:04d}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    run = tmp_path / "RUN"
+    assert main(["run", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
+                 "--judge", "none", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["export", str(run), "--format", "csv", "--out", str(tmp_path / "x.csv")]) == 0
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "x.csv").read_text(encoding="utf-8"))))
+    assert [r["reply_text"] for r in rows] == ["'" + t for t in texts]
+    assert main(["export", str(run)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["reply_text"] for x in lines] == texts

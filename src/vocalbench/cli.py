@@ -62,13 +62,25 @@ def _configure_logging() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    """Run one command; every line it prints goes through :func:`vocalbench.redact.redact`."""
+    from vocalbench.redact import redacted_console
+
+    with redacted_console():
+        return _main(sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv: list[str]) -> int:
     _configure_logging()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
     if not getattr(args, "_module", None):
         parser.print_help()
         return 0
+    from vocalbench.redact import env_credentials
+
+    refused = env_credentials()
+    if refused:  # base URLs from the environment are held to the rule of the flags
+        return _fail(refused)
     command = importlib.import_module(f"vocalbench.commands.{args._module}")
     try:
         return int(command.run(args) or 0)
@@ -83,10 +95,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _fail(message: str) -> int:
-    """Print a one-line error (configured key values redacted); exit status 2."""
-    from vocalbench.redact import redact
-
-    print(f"error: {one_line(redact(message))}", file=sys.stderr)
+    """Print a one-line error (redacted as every console line); exit status 2."""
+    print(f"error: {one_line(message)}", file=sys.stderr)
     return 2
 
 

@@ -180,7 +180,6 @@ def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
     """Generate one language's replies into its held run folder; 0 on success, :data:`STOPPED` when
     the error threshold stopped the run, :data:`ALL_FAILED` when every sample attempted failed."""
     from vocalbench.errors import CliError
-    from vocalbench.redact import redact
     from vocalbench.runner.folder import generated_records
     from vocalbench.runner.generate import (
         LocalExecutor,
@@ -224,7 +223,7 @@ def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
         folder.save_config(cfg, generated_records(executor.describe()))
     print(f"[{cfg.lang}] {res.line()}", file=sys.stderr)
     if res.warmup is not None and not res.warmup["ok"]:
-        print(f"[{cfg.lang}] warning: warm-up call failed: {redact(str(res.warmup['error']))}", file=sys.stderr)
+        print(f"[{cfg.lang}] warning: warm-up call failed: {res.warmup['error']}", file=sys.stderr)
     if res.all_failed:
         print(f"error: [{cfg.lang}] every one of the {res.failed} samples answered now failed "
               f"({', '.join(f'{k}: {v}' for k, v in sorted(res.errors.items()))}); check the system", file=sys.stderr)
