@@ -43,22 +43,52 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="vocalbench", description="Run the VocalBench benchmark end to end.")
     parser.add_argument("--version", action="version", version=f"vocalbench {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also show other libraries' warnings and debug lines (quiet by default)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    given = next((a for a in argv if not a.startswith("-")), None)  # the command (after -v, if given)
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module)
-        if argv and argv[0] == name:
+        if given == name:
             importlib.import_module(f"vocalbench.commands.{module}").add_arguments(p)
     return parser
 
 
-def _configure_logging() -> None:
+# libraries that log through handlers of their own, with their own levels (jieba: DEBUG, twice)
+OWN_HANDLERS = ("jieba",)
+
+
+class _Quiet(logging.Filter):
+    """Let through vocalbench's records and other libraries' errors (everything with ``-v``)."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__()
+        self.verbose = verbose
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return (self.verbose or record.levelno >= logging.ERROR or record.name == "vocalbench"
+                or record.name.startswith("vocalbench."))
+
+
+def _configure_logging(verbose: bool) -> None:
     """Library modules log through ``logging``; the command line shows vocalbench's warnings on
-    stderr (``VOCALBENCH_LOG=info`` or ``debug`` for more) and other libraries' errors only (the
-    phonemizer, for one, warns on every Mandarin sentence)."""
+    stderr (``VOCALBENCH_LOG=info`` or ``debug`` for more) and other libraries' errors only, their
+    warnings (the phonemizer's "words count mismatch" on every sentence, Python warnings) and
+    debug lines (jieba) too with ``-v``."""
     level = os.environ.get("VOCALBENCH_LOG", "warning").upper()
-    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if any(isinstance(f, _Quiet) for f in h.filters)]:
+        root.removeHandler(old)  # an earlier command's, in this process
+    handler = logging.StreamHandler()  # sys.stderr as it is now: the redacted console
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_Quiet(verbose))
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
     logging.getLogger("vocalbench").setLevel(getattr(logging, level, logging.WARNING))
+    logging.captureWarnings(True)  # Python warnings as records of "py.warnings": quiet unless -v
+    for name in OWN_HANDLERS:
+        logging.getLogger(name).disabled = not verbose
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,9 +100,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _main(argv: list[str]) -> int:
-    _configure_logging()
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    _configure_logging(args.verbose)
     if not getattr(args, "_module", None):
         parser.print_help()
         return 0
