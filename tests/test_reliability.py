@@ -308,10 +308,18 @@ async def test_a_never_ending_stream_is_cut_by_the_attempt_timeout(tmp_path, hos
 
 
 async def test_a_huge_error_body_is_read_only_in_part(tmp_path, hostile):
+    """A 50 MB error body: 64 KiB are read, 300 characters kept, the connection dropped."""
     from vocalbench.systems.base import collect
     from vocalbench.systems.http import HttpSystem
 
-    url = hostile(lambda h: _chunked(h, 500, "text/plain", (b"e" * 1_000_000 for _ in range(50))))
+    sent: list[int] = []
+
+    def body():
+        for _ in range(50):
+            sent.append(1_000_000)
+            yield b"e" * 1_000_000
+
+    url = hostile(lambda h: _chunked(h, 500, "text/plain", body()))
     sample = _sample(tmp_path)
     system = HttpSystem(f"{url}/x", None, 64)
     await system.start()
@@ -320,6 +328,8 @@ async def test_a_huge_error_body_is_read_only_in_part(tmp_path, hostile):
     finally:
         await system.close()
     assert got.error is not None and got.error.type == "http_500" and len(got.error.message) <= 300
+    time.sleep(0.5)
+    assert sum(sent) < 20_000_000  # the client stopped reading: the server could not send it all
 
 
 def _completion(content: str) -> bytes:
@@ -420,3 +430,107 @@ def test_judge_validity_is_one_console_line_naming_the_report_section():
     lines = [x for x in out.getvalue().splitlines() if "judge" in x.lower()]
     assert lines == ['judge j@local: not validated for 2 subset(s), self-preference risk; see the report\'s '
                      '"Judge validity"'], lines
+
+
+# --------------------------------------------------------------------------- a full disk
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 400 KB tmpfs (needs root; skipped elsewhere)."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(disk)], capture_output=True,
+                      check=False).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _one_error_line(text: str) -> str:
+    assert "Traceback" not in text, text
+    errors = [x for x in text.splitlines() if x.startswith("error")]
+    assert len(errors) == 1, text
+    return errors[0]
+
+
+def test_a_full_disk_is_one_line_and_exit_2_and_nothing_done_is_lost(tmp_path, small_disk, capsys):
+    import subprocess
+
+    rel = make_release(tmp_path / "rel", 6)
+    script = tmp_path / "long.jsonl"
+    script.write_text(json.dumps({"id": "*", "text": "It is Paris.", "audio": {"tone": 220, "seconds": 3}}) + "\n")
+    run = small_disk / "RUN"
+    argv = ["generate", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
+            "--quiet", "--no-warmup", "--concurrency", "1"]
+    assert main(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert ("No space left" in line or "disk is full" in line) and "re-run the same command" in line, line
+    with sqlite3.connect(run / "store.sqlite") as db:
+        kept = db.execute("SELECT count(*) FROM replies WHERE failed = 0").fetchone()[0]
+    subprocess.run(["mount", "-o", "remount,size=20m", str(small_disk)], check=True)
+    assert main(argv) == 0
+    capsys.readouterr()
+    with sqlite3.connect(run / "store.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM replies WHERE failed = 0").fetchone()[0] == 6 >= kept
+
+    filler = small_disk / "filler"
+    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"], capture_output=True, check=False)
+    score = ["score", str(run), "--judge", "none", "--quiet"]
+    assert main(score) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "re-run the same command" in line and "not a readable run store" not in line, line
+    filler.unlink()
+    assert main(score) == 0 and (run / "summary.json").is_file()
+
+
+def test_a_killed_atomic_write_leaves_no_part_file(tmp_path):
+    """Killed before the new file takes its name (simulated: the process exits at the link or
+    rename), an export leaves the old file and nothing else: the temporary file has no name."""
+    import subprocess
+
+    out = tmp_path / "x.csv"
+    out.write_text("old")
+    code = ("import os, sys; from vocalbench.files import write_atomic; "
+            "os.link = os.replace = lambda *a, **k: os._exit(9); write_atomic(sys.argv[1], 'a' * 8_000_000)")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    p = subprocess.run([sys.executable, "-c", code, str(out)], env={"PYTHONPATH": src}, check=False)
+    assert p.returncode == 9
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["x.csv"] and out.read_text() == "old"
+
+
+def test_a_failed_report_keeps_the_previous_one_and_a_killed_ones_leftovers_go(tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    from vocalbench.report import site
+
+    rel = make_release(tmp_path / "rel", 2)
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"id": "*", "text": "It is Paris."}) + "\n")
+    run = tmp_path / "RUN"
+    assert main(["run", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
+                 "--judge", "none", "--quiet"]) == 0
+    report = run / "report"
+    before = {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()}
+    assert any(p.suffix == ".wav" for p in before)
+    dead = subprocess_dead_pid()
+    (run / f".report.{dead}.new.tmp" / "audio").mkdir(parents=True)  # a killed report's leftovers
+
+    def full(*args, **kw):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(report / "viewer.html"))
+
+    monkeypatch.setattr(site, "viewer_data", full)
+    assert main(["report", str(run), "--out", str(report), "--quiet", "--n-boot", "10"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "No space left" in line and "re-run the same command" in line
+    assert {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".report")) == []
+
+
+def subprocess_dead_pid() -> int:
+    import subprocess
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid

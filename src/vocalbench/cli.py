@@ -7,12 +7,13 @@ Each sub-command is a module in ``vocalbench.commands`` with ``add_arguments(par
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
 import sys
 
-from vocalbench.errors import CliError, InputError, one_line
+from vocalbench.errors import DISK_FULL_HINT, CliError, InputError, one_line
 
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
@@ -117,11 +118,26 @@ def _main(argv: list[str]) -> int:
     except KeyboardInterrupt:
         print("interrupted; finished work is saved, re-run the same command to resume", file=sys.stderr)
         return 130
-    except (CliError, InputError) as exc:
-        return _fail(str(exc))
-    except OSError as exc:  # a folder that is a file, a read-only folder, a full disk...
-        where = f"{exc.filename}: " if exc.filename else ""
-        return _fail(f"{where}{exc.strerror or exc}")
+    except (CliError, InputError, OSError) as exc:
+        return _fail(_reason(exc))
+    except BaseExceptionGroup as group:  # concurrent work (generation): its first user-facing failure
+        found = group.subgroup(lambda e: isinstance(e, (CliError, InputError, OSError)))
+        if found is None:
+            raise
+        first: BaseException = found
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        return _fail(_reason(first))
+
+
+def _reason(exc: BaseException) -> str:
+    """The one line of a user-facing failure; an OSError (a folder that is a file, a read-only
+    folder, a full disk) names its file and what to do about a full disk."""
+    if not isinstance(exc, OSError):
+        return str(exc)
+    where = f"{exc.filename}: " if exc.filename else ""
+    hint = f"; {DISK_FULL_HINT}" if exc.errno == errno.ENOSPC else ""
+    return f"{where}{exc.strerror or exc}{hint}"
 
 
 def _fail(message: str) -> int:
