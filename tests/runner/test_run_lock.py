@@ -42,7 +42,7 @@ def test_a_second_writer_of_a_run_gets_one_line_and_exit_2(tmp_path: Path, capsy
     try:
         _wait_for(run / "config.json")
         holder = json.loads((run / lock.LOCK).read_text())
-        assert holder["pid"] == first.pid and holder["host"] == socket.gethostname()
+        assert holder == {"pid": first.pid, "host": socket.gethostname(), "command": "vocalbench generate"}
         other = knowledge_script(tmp_path / "other.jsonl", 4)
         for argv in (_gen(rel, other, run), ["score", str(run), "--judge", "none", "--quiet"]):
             code = main(argv)

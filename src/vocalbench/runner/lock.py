@@ -1,9 +1,9 @@
 """The lock of a run folder: one process writes a run at a time.
 
-``RUN/.lock`` is made with ``O_EXCL`` and holds the holder's pid, host and command. A lock whose
-holder is gone (same host, no such process) is stale and taken over; a live holder, or one on
-another host (whose processes cannot be checked from here), makes :class:`RunLocked`: one line,
-exit 2. Within one process a folder is held once and shared (``run`` holds a folder from its
+``RUN/.lock`` is made whole and linked into place (which fails when one exists) and holds the
+holder's pid, host and command. A lock whose holder is gone (same host, no such process) is stale
+and taken over; a live holder, or one on another host (whose processes cannot be checked from
+here), makes :class:`RunLocked`: one line, exit 2. Within one process a folder is held once and shared (``run`` holds a folder from its
 generation to its report while the steps open it again).
 """
 
@@ -29,7 +29,8 @@ class RunLocked(InputError):
 
 
 def _holder() -> dict[str, object]:
-    return {"pid": os.getpid(), "host": socket.gethostname(), "command": " ".join(sys.argv[:3])}
+    command = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
+    return {"pid": os.getpid(), "host": socket.gethostname(), "command": f"vocalbench {command}".strip()}
 
 
 def _read(path: Path) -> dict[str, object] | None:
