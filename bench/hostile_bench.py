@@ -117,15 +117,16 @@ def measure(argv: list[str], src: str, cap: float, folder: Path) -> str:
 
 
 def cases(rel: Path) -> list[tuple[str, Callable[[], Iterable[bytes]], int, str, list[str]]]:
-    gen = ["generate", "--data", str(rel), "--lang", "en", "--quiet", "--no-warmup", "--max-attempts", "1"]
+    gen = ["--data", str(rel), "--lang", "en", "--quiet", "--no-warmup", "--max-attempts", "1"]
     return [
-        ("http: 800 x 64 KB text events", text_flood, 200, "application/x-ndjson", ["--system", "http:{url}/r", *gen]),
+        ("http: 800 x 64 KB text events", text_flood, 200, "application/x-ndjson",
+         ["generate", "--system", "http:{url}/r", *gen]),
         ("openai-audio: 50 MB audio deltas", audio_flood, 200, "text/event-stream",
-         ["--system", "openai-audio:m@{url}/v1", *gen]),
+         ["generate", "--system", "openai-audio:m@{url}/v1", *gen]),
         ("http: a stream that never ends (--timeout 10)", forever, 200, "application/x-ndjson",
-         ["--system", "http:{url}/r", *gen, "--timeout", "10"]),
+         ["generate", "--system", "http:{url}/r", *gen, "--timeout", "10"]),
         ("http: a 50 MB error body", lambda: (b"e" * 1_000_000 for _ in range(50)), 500, "text/plain",
-         ["--system", "http:{url}/r", *gen]),
+         ["generate", "--system", "http:{url}/r", *gen]),
         ("judge: a 50 MB body", lambda: (b" " * 1_000_000 for _ in range(50)), 200, "application/json", ["judge"]),
         ("judge: a body that never ends (5 s timeout)", trickle, 200, "application/json", ["judge"]),
     ]

@@ -163,6 +163,7 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
                         x = resample(x, ev.sample_rate, out.sample_rate)
                     samples += x.size
                     if problem := limits.audio_problem(samples, out.sample_rate):
+                        chunks.clear()  # over the limit: none of it is kept
                         raise SystemFailure(TOO_LARGE, problem)
                     chunks.append(x)
                     arrivals.append(now)
