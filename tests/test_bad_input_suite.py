@@ -186,6 +186,34 @@ def _busy_port(w: World) -> list[str]:
     return ["serve", *w.system(), "--port", str(sock.getsockname()[1]), "--quiet"]
 
 
+def _surrogate(w: World) -> Path:
+    """A release whose knowledge-0001 question holds a lone surrogate (a JSON escape, valid JSON)."""
+    r = w.release()
+    f = r / "json" / "knowledge.json"
+    f.write_text(f.read_text().replace('"Question 1:', '"\\ud800 Question 1:'))
+    return r
+
+
+def _extra_file(w: World, name: str) -> Path:
+    r = w.release()
+    shutil.copy(r / "json" / "knowledge.json", r / "json" / name)
+    return r
+
+
+def _nan_wav(w: World) -> Path:
+    r = w.release()
+    x = np.full(8000, np.nan, dtype=np.float32)
+    x[::2] = np.inf
+    write(r / "audio" / "knowledge" / "0002.wav", x, 16000, subtype="FLOAT")
+    return r
+
+
+def _locked(w: World) -> Path:
+    """RUN held by a live process (pid 1 on this host)."""
+    _write(w.run / ".lock", json.dumps({"pid": 1, "host": socket.gethostname(), "command": "vocalbench run"}))
+    return w.run
+
+
 _HELD: list[socket.socket] = []
 FAIL_SCRIPT = json.dumps({"id": "*", "fault": {"type": "http_500", "message": "down", "fail_first": -1,
                                                "retryable": False}})
@@ -319,6 +347,25 @@ CASES: list[Case] = [
     Case("compare-missing-run", lambda w: ["compare", str(w.run), str(w.tmp / "nowhere")], "no such folder"),
     Case("report-negative-n-boot", lambda w: ["report", str(w.run), "--out", str(w.new("r")), "--n-boot", "-1"],
          "--n-boot"),
+    # 9. releases checked before anything is generated; validate and run agree
+    Case("release-unknown-subset-file", lambda w: w.gen(_extra_file(w, "extra.json"), w.new("x")),
+         "unknown subset file 'extra.json'"),
+    Case("validate-unknown-subset-file", lambda w: ["validate", str(_extra_file(w, "extra.json"))],
+         "unknown subset file 'extra.json'", code=1),
+    Case("release-subset-named-dotdot", lambda w: w.gen(_extra_file(w, "...json"), w.new("dd")),
+         "unknown subset file '...json'"),
+    Case("release-lone-surrogate", lambda w: w.gen(_surrogate(w), w.new("sur")), "not valid Unicode"),
+    Case("validate-lone-surrogate", lambda w: ["validate", str(_surrogate(w))], "not valid Unicode", code=1),
+    Case("validate-nan-audio", lambda w: ["validate", str(_nan_wav(w))], "NaN or infinite", code=1),
+    Case("hf-revision-traversal", lambda w: w.gen("hf:owner/name@../../../x", w.new("hf")),  # type: ignore[arg-type]
+         "not a branch, tag or commit name"),
+    Case("env-openai-base-url-userinfo", lambda w: ["score", str(w.run), "--quiet"],
+         "OPENAI_BASE_URL must not carry credentials", env={"OPENAI_BASE_URL": f"http://u:{KEY}@127.0.0.1:9/v1"}),
+    Case("env-system-base-url-query-key", lambda w: w.gen(w.rel, w.new("env")),
+         "VOCALBENCH_SYSTEM_BASE_URL must not carry credentials",
+         env={"VOCALBENCH_SYSTEM_BASE_URL": f"http://127.0.0.1:9/v1?api_key={KEY}"}),
+    Case("run-folder-locked", lambda w: w.gen(w.rel, _locked(w)), "in use by vocalbench run (pid 1"),
+    Case("score-run-folder-locked", lambda w: (_locked(w), ["score", str(w.run), "--quiet"])[1], "in use by"),
     Case("other-system-same-out", lambda w: ["generate", "--system", f"scripted:{_write(w.new('o.jsonl'), FAIL_SCRIPT)}",
                                              "--data", str(w.rel), "--lang", "en", "--out", str(w.run)],
          "holds a run of"),

@@ -14,7 +14,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "vocalbench"
 
 # Lowest first: a part may import only parts on its own level or below it.
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "files", "redact", "records", "config", "audio", "concurrency", "progress", "parts", "catalog"},
+    {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts", "catalog"},
     {"data"},
     {"components"},
     {"systems"},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -135,3 +136,401 @@ def test_leaderboard_escapes_system_names(tmp_path):
     text = write_markdown([run], tmp_path / "lb.md").read_text()
     assert "<script>" not in text and "](http" not in text
     assert r"evil \| \<script\>alert\(1\)\</script\> \[x\]\(http://e\)" in text
+
+
+def test_a_key_in_an_error_type_is_redacted_on_every_console_line(tmp_path, monkeypatch, capsys):
+    """An endpoint whose error event's ``type`` carries the key: the progress line, the result line
+    and the ``error:`` line show it redacted, as the store does."""
+    monkeypatch.setenv("VOCALBENCH_SYSTEM_API_KEY", KEY)
+    rel = make_release(tmp_path / "rel", 2)
+    script = tmp_path / "echo.jsonl"
+    script.write_text(json.dumps({"id": "*", "fault": {"type": f"bad_key_{KEY}", "fail_first": -1,
+                                                       "retryable": False}}))
+    code = main(["generate", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en",
+                 "--out", str(tmp_path / "RUN")])
+    shown = capsys.readouterr()
+    assert code == 4
+    assert KEY not in shown.out + shown.err
+    assert "bad_key_[redacted]" in shown.err and "error: [en] every one" in shown.err
+
+
+def test_csv_export_neutralises_formulas_and_jsonl_keeps_the_text(tmp_path, capsys):
+    """Reply text a spreadsheet would run as a formula gets a leading quote in CSV (OWASP); JSONL
+    keeps it as it is."""
+    import csv
+    import io
+
+    rel = make_release(tmp_path / "rel", 4)
+    texts = ['=HYPERLINK("http://evil.example","click")', "+1+1", "-2+3", "@SUM(A1)"]
+    script = tmp_path / "formula.jsonl"
+    script.write_text("".join(json.dumps({"id": f"knowledge-{i:04d}", "text": t}) + "\n" for i, t in enumerate(texts)))
+    run = tmp_path / "RUN"
+    assert main(["run", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
+                 "--judge", "none", "--quiet"]) == 0
+    capsys.readouterr()
+    assert main(["export", str(run), "--format", "csv", "--out", str(tmp_path / "x.csv")]) == 0
+    rows = list(csv.DictReader(io.StringIO((tmp_path / "x.csv").read_text(encoding="utf-8"))))
+    assert [r["reply_text"] for r in rows] == ["'" + t for t in texts]
+    assert main(["export", str(run)]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [x["reply_text"] for x in lines] == texts
+
+
+# --------------------------------------------------------------------------- hostile loopback endpoints
+def _sample(tmp: Path):
+    """A single_round sample with a real spoken-query wav."""
+    from vocalbench.audio import write
+    from vocalbench.records import AudioRef, Sample
+
+    wav = write(tmp / "q.wav", (0.2 * np.sin(2 * np.pi * 330 * np.arange(8000) / 16000)).astype(np.float32), 16000)
+    return Sample(id="s-1", subset="single_round", lang="en", index=0, audio=AudioRef(path=str(wav)), question="q")
+
+
+@pytest.fixture
+def hostile():
+    """Start a loopback HTTP server whose POST handler is ``answer(handler)``; returns its base URL."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(answer) -> str:
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                try:
+                    answer(self)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client stopped reading: what a limit does
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        httpd.daemon_threads = True
+        servers.append(httpd)
+        threading.Thread(target=httpd.serve_forever, daemon=True).start()
+        return f"http://127.0.0.1:{httpd.server_address[1]}"
+
+    yield start
+    for s in servers:
+        s.shutdown()
+        s.server_close()
+
+
+def _chunked(handler, status: int, content_type: str, parts) -> None:
+    """Send ``parts`` (bytes) as a chunked body."""
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.end_headers()
+    for part in parts:
+        handler.wfile.write(b"%x\r\n%s\r\n" % (len(part), part))
+        handler.wfile.flush()
+    handler.wfile.write(b"0\r\n\r\n")
+
+
+def _stored_bytes(run: Path) -> int:
+    return sum(p.stat().st_size for p in run.rglob("*") if p.is_file())
+
+
+def test_an_http_system_flooding_text_fails_as_too_large_and_stores_almost_nothing(tmp_path, hostile, capsys):
+    """800 text events of 64 KB (52 MB): cut at the text limit, the reply fails as reply_too_large
+    (not retried), its partial text is capped and the store stays small."""
+    event = json.dumps({"type": "text", "text": "a" * 65536}).encode() + b"\n"
+    url = hostile(lambda h: _chunked(h, 200, "application/x-ndjson", (event for _ in range(800))))
+    rel = make_release(tmp_path / "rel", 1)
+    run = tmp_path / "RUN"
+    code = main(["generate", "--system", f"http:{url}/reply", "--data", str(rel), "--lang", "en", "--out", str(run),
+                 "--quiet", "--no-warmup"])
+    err = capsys.readouterr().err
+    assert code == 4 and "reply_too_large: 1" in err, err
+    with sqlite3.connect(run / "store.sqlite") as db:
+        reply = json.loads(db.execute("SELECT record FROM replies").fetchone()[0])
+    assert reply["error"]["type"] == "reply_too_large" and reply["attempts"] == 1
+    assert len(reply["extra"]["partial_text"]) == 2000
+    assert _stored_bytes(run) < 1_000_000
+
+
+async def test_openai_audio_over_the_audio_limit_is_cut_and_not_kept(tmp_path, hostile):
+    """50 MB of audio deltas: the reply stops at the duration limit; no audio is kept."""
+    import base64
+
+    from vocalbench.limits import ReplyLimits
+    from vocalbench.runner.generate import reply_from
+    from vocalbench.runner.store import RunStore
+    from vocalbench.systems.base import collect
+    from vocalbench.systems.openai_audio import OpenAIAudioSystem
+
+    delta = json.dumps({"choices": [{"index": 0, "delta": {"audio": {"data": base64.b64encode(
+        b"\x10\x00" * 500_000).decode()}}}]}).encode()
+    url = hostile(lambda h: _chunked(h, 200, "text/event-stream", (b"data: " + delta + b"\n\n" for _ in range(50))))
+    sample = _sample(tmp_path)
+    system = OpenAIAudioSystem("m", f"{url}/v1", None, None, 64)
+    await system.start()
+    try:
+        got = await collect(system, sample, timeout=60, limits=ReplyLimits(audio_seconds=60))
+    finally:
+        await system.close()
+    assert got.error is not None and got.error.type == "reply_too_large" and "60 s" in got.error.message
+    assert not got.retryable and got.audio is None
+    with RunStore(tmp_path / "RUN") as store:
+        reply = reply_from(got, sample, 1, store)
+    assert reply.audio is None and not list((tmp_path / "RUN").rglob("*.wav"))
+
+
+async def test_a_never_ending_stream_is_cut_by_the_attempt_timeout(tmp_path, hostile):
+    from vocalbench.runner.generate import reply_from
+    from vocalbench.runner.store import RunStore
+    from vocalbench.systems.base import collect
+    from vocalbench.systems.http import HttpSystem
+
+    def forever(h) -> None:
+        import itertools
+
+        _chunked(h, 200, "application/x-ndjson",
+                 (json.dumps({"type": "text", "text": "b" * 1000}).encode() + b"\n" for _ in itertools.count()))
+
+    url = hostile(forever)
+    sample = _sample(tmp_path)
+    system = HttpSystem(f"{url}/x", None, 64)
+    await system.start()
+    try:
+        got = await collect(system, sample, timeout=2, stall_timeout=2)
+    finally:
+        await system.close()
+    assert got.error is not None and got.error.type in ("timeout", "reply_too_large")
+    with RunStore(tmp_path / "RUN") as store:
+        reply = reply_from(got, sample, 1, store)
+    assert len(reply.extra["partial_text"]) <= 2000
+
+
+async def test_a_huge_error_body_is_read_only_in_part(tmp_path, hostile):
+    """A 50 MB error body: 64 KiB are read, 300 characters kept, the connection dropped."""
+    from vocalbench.systems.base import collect
+    from vocalbench.systems.http import HttpSystem
+
+    sent: list[int] = []
+
+    def body():
+        for _ in range(50):
+            sent.append(1_000_000)
+            yield b"e" * 1_000_000
+
+    url = hostile(lambda h: _chunked(h, 500, "text/plain", body()))
+    sample = _sample(tmp_path)
+    system = HttpSystem(f"{url}/x", None, 64)
+    await system.start()
+    try:
+        got = await collect(system, sample, timeout=30)
+    finally:
+        await system.close()
+    assert got.error is not None and got.error.type == "http_500" and len(got.error.message) <= 300
+    time.sleep(0.5)
+    assert sum(sent) < 20_000_000  # the client stopped reading: the server could not send it all
+
+
+def _completion(content: str) -> bytes:
+    return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                       "choices": [{"index": 0, "finish_reason": "stop",
+                                    "message": {"role": "assistant", "content": content}}]}).encode()
+
+
+@pytest.mark.parametrize("name, answer, error", [
+    ("50 MB body", lambda h: _chunked(h, 200, "application/json", (b" " * 1_000_000 for _ in range(50))),
+     "judge_error:BadReply"),
+    ("html", lambda h: _chunked(h, 200, "text/html", [b"<html><body>Bad gateway</body></html>"]),
+     "judge_error:BadReply"),
+    ("never ends", lambda h: _chunked(h, 200, "application/json", (time.sleep(0.2) or b" " for _ in range(10**6))),
+     "judge_unavailable"),
+])
+async def test_a_hostile_judge_gives_an_unscored_item_in_bounded_time(tmp_path, hostile, name, answer, error):
+    """A judge reply over the size limit, one that is not a completion, and one that never ends:
+    a typed error within the call's deadline, nothing cached."""
+    from vocalbench.components.cache import ResultCache
+    from vocalbench.components.judge import Judge
+    from vocalbench.components.llm import OpenAIChat
+    from vocalbench.scoring.rubrics import Rubric
+
+    rubric = Rubric(id="t", version="1", kind="binary", system="Correct?", template="Q: {question}\nA: {answer}")
+    url = hostile(answer)
+    cache = ResultCache(tmp_path / "c.sqlite")
+    judge = Judge(OpenAIChat("m", f"{url}/v1", key_env=(), timeout=1.0), cache=cache, backoff=0.05,
+                  call_seconds=2.5)
+    t0 = time.monotonic()
+    v = await judge.evaluate(rubric, {"question": "q", "answer": "a"}, subset="knowledge", sample_id="k-1")
+    assert v.value is None and v.error == error, (v.error, v.trace.raw[:200])
+    assert time.monotonic() - t0 < 6
+    assert len(v.trace.raw) < 1000
+    assert cache.get_verdict("m", judge.cache_endpoint, rubric.hash, v.trace.prompt_hash) is None
+
+
+def test_the_judge_cache_tells_endpoints_apart_and_knows_the_local_server_by_its_model():
+    """Two endpoints on one host (another port, another path) share no verdicts; the embedded
+    server, on a new free port each time, keeps its verdicts under its model."""
+    from vocalbench.components.judge import Judge
+    from vocalbench.components.llm import LocalServerChat, OpenAIChat
+
+    urls = ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1", "http://127.0.0.1:8001/other/v1"]
+    keys = {Judge(OpenAIChat("m", u, key_env=())).cache_endpoint for u in urls}
+    assert keys == {"http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1", "http://127.0.0.1:8001/other/v1"}
+    assert OpenAIChat("m", "https://api.example.com/v1/").endpoint == "https://api.example.com:443/v1"
+    local = {Judge(LocalServerChat("qwen", f"http://127.0.0.1:{p}/v1", key_env=())).cache_endpoint for p in (5001, 6002)}
+    assert local == {"local://qwen"}
+
+
+def test_the_console_shows_other_libraries_noise_only_with_v(monkeypatch, capsys):
+    """Third-party warnings (the phonemizer's) and a library's own debug handler (jieba's) stay off
+    the console by default; ``-v`` shows them; vocalbench's warnings always show."""
+    import logging
+
+    from vocalbench.commands import list_parts
+
+    jieba = logging.getLogger("jieba")
+    jieba.setLevel(logging.DEBUG)
+    own = logging.StreamHandler(sys.stderr)
+    jieba.addHandler(own)
+
+    def noisy(args) -> int:
+        logging.getLogger("phonemizer").warning("words count mismatch %s", args.what)
+        jieba.debug("Building prefix dict %s", args.what)
+        logging.getLogger("vocalbench.x").warning("ours %s", args.what)
+        return 0
+
+    monkeypatch.setattr(list_parts, "run", noisy)
+    try:
+        assert main(["list", "systems"]) == 0
+        quiet = capsys.readouterr().err
+        assert main(["-v", "list", "subsets"]) == 0
+        loud = capsys.readouterr().err
+    finally:
+        jieba.removeHandler(own)
+        main(["list", "components"])  # back to the default console
+        capsys.readouterr()
+    assert quiet.strip().splitlines() == ["WARNING vocalbench.x: ours systems"]
+    for noise in ("words count mismatch subsets", "Building prefix dict subsets", "ours subsets"):
+        assert noise in loud
+
+
+def test_judge_validity_is_one_console_line_naming_the_report_section():
+    import io
+
+    from rich.console import Console
+
+    from vocalbench.report.leaderboard import print_table
+    from vocalbench.scoring.summary import JudgeValidity, Summary
+
+    s = Summary(lang="en", protocol="v2", system="x")
+    s.provenance.judge_validity = JudgeValidity(judge="j@local", same_model_as_system=True, unvalidated_subsets={
+        n: "kappa 0.2 below 0.4; a long explanation that used to wrap over lines" for n in ("creativity", "empathy")})
+    out = io.StringIO()
+    print_table(s, Console(file=out, width=120))
+    lines = [x for x in out.getvalue().splitlines() if "judge" in x.lower()]
+    assert lines == ['judge j@local: not validated for 2 subset(s), self-preference risk; see the report\'s '
+                     '"Judge validity"'], lines
+
+
+# --------------------------------------------------------------------------- a full disk
+@pytest.fixture
+def small_disk(tmp_path):
+    """A 400 KB tmpfs (needs root; skipped elsewhere)."""
+    import subprocess
+
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(disk)], capture_output=True,
+                      check=False).returncode:
+        pytest.skip("cannot mount a small tmpfs here (needs root)")
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def _one_error_line(text: str) -> str:
+    assert "Traceback" not in text, text
+    errors = [x for x in text.splitlines() if x.startswith("error")]
+    assert len(errors) == 1, text
+    return errors[0]
+
+
+def test_a_full_disk_is_one_line_and_exit_2_and_nothing_done_is_lost(tmp_path, small_disk, capsys):
+    import subprocess
+
+    rel = make_release(tmp_path / "rel", 6)
+    script = tmp_path / "long.jsonl"
+    script.write_text(json.dumps({"id": "*", "text": "It is Paris.", "audio": {"tone": 220, "seconds": 3}}) + "\n")
+    run = small_disk / "RUN"
+    argv = ["generate", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
+            "--quiet", "--no-warmup", "--concurrency", "1"]
+    assert main(argv) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert ("No space left" in line or "disk is full" in line) and "re-run the same command" in line, line
+    with sqlite3.connect(run / "store.sqlite") as db:
+        kept = db.execute("SELECT count(*) FROM replies WHERE failed = 0").fetchone()[0]
+    subprocess.run(["mount", "-o", "remount,size=20m", str(small_disk)], check=True)
+    assert main(argv) == 0
+    capsys.readouterr()
+    with sqlite3.connect(run / "store.sqlite") as db:
+        assert db.execute("SELECT count(*) FROM replies WHERE failed = 0").fetchone()[0] == 6 >= kept
+
+    filler = small_disk / "filler"
+    subprocess.run(["dd", "if=/dev/zero", f"of={filler}", "bs=64k"], capture_output=True, check=False)
+    score = ["score", str(run), "--judge", "none", "--quiet"]
+    assert main(score) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "re-run the same command" in line and "not a readable run store" not in line, line
+    filler.unlink()
+    assert main(score) == 0 and (run / "summary.json").is_file()
+
+
+def test_a_killed_atomic_write_leaves_no_part_file(tmp_path):
+    """Killed before the new file takes its name (simulated: the process exits at the link or
+    rename), an export leaves the old file and nothing else: the temporary file has no name."""
+    import subprocess
+
+    out = tmp_path / "x.csv"
+    out.write_text("old")
+    code = ("import os, sys; from vocalbench.files import write_atomic; "
+            "os.link = os.replace = lambda *a, **k: os._exit(9); write_atomic(sys.argv[1], 'a' * 8_000_000)")
+    src = str(Path(__file__).resolve().parents[1] / "src")
+    p = subprocess.run([sys.executable, "-c", code, str(out)], env={"PYTHONPATH": src}, check=False)
+    assert p.returncode == 9
+    assert sorted(x.name for x in tmp_path.iterdir()) == ["x.csv"] and out.read_text() == "old"
+
+
+def test_a_failed_report_keeps_the_previous_one_and_a_killed_ones_leftovers_go(tmp_path, monkeypatch, capsys):
+    import errno
+    import os
+
+    from vocalbench.report import site
+
+    rel = make_release(tmp_path / "rel", 2)
+    script = tmp_path / "s.jsonl"
+    script.write_text(json.dumps({"id": "*", "text": "It is Paris."}) + "\n")
+    run = tmp_path / "RUN"
+    assert main(["run", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
+                 "--judge", "none", "--quiet"]) == 0
+    report = run / "report"
+    before = {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()}
+    assert any(p.suffix == ".wav" for p in before)
+    dead = subprocess_dead_pid()
+    (run / f".report.{dead}.new.tmp" / "audio").mkdir(parents=True)  # a killed report's leftovers
+
+    def full(*args, **kw):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(report / "viewer.html"))
+
+    monkeypatch.setattr(site, "viewer_data", full)
+    assert main(["report", str(run), "--out", str(report), "--quiet", "--n-boot", "10"]) == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "No space left" in line and "re-run the same command" in line
+    assert {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()} == before
+    assert sorted(p.name for p in run.iterdir() if p.name.startswith(".report")) == []
+
+
+def subprocess_dead_pid() -> int:
+    import subprocess
+
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid

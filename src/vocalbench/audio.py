@@ -28,6 +28,7 @@ class AudioInfo:
     sample_rate: int
     frames: int
     channels: int
+    floating: bool = False  # float samples (which can be NaN or infinite: :func:`load` refuses those)
 
     @property
     def duration(self) -> float:
@@ -91,7 +92,8 @@ def info(path: str | Path) -> AudioInfo:
         raise AudioError(p, f"not a readable audio file ({exc})") from exc
     if not MIN_RATE <= int(i.samplerate) <= MAX_RATE:
         raise AudioError(p, f"sample rate {i.samplerate} Hz is outside {MIN_RATE}..{MAX_RATE} Hz")
-    return AudioInfo(sample_rate=int(i.samplerate), frames=int(i.frames), channels=int(i.channels))
+    return AudioInfo(sample_rate=int(i.samplerate), frames=int(i.frames), channels=int(i.channels),
+                     floating=str(i.subtype) in ("FLOAT", "DOUBLE"))
 
 
 def duration(path: str | Path) -> float:

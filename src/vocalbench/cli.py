@@ -7,12 +7,13 @@ Each sub-command is a module in ``vocalbench.commands`` with ``add_arguments(par
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import logging
 import os
 import sys
 
-from vocalbench.errors import CliError, InputError, one_line
+from vocalbench.errors import DISK_FULL_HINT, CliError, InputError, one_line
 
 __all__ = ["COMMANDS", "CliError", "build_parser", "main"]
 
@@ -44,50 +45,105 @@ def build_parser(argv: list[str]) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(prog="vocalbench", description="Run the VocalBench benchmark end to end.")
     parser.add_argument("--version", action="version", version=f"vocalbench {__version__}")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="also show other libraries' warnings and debug lines (quiet by default)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    given = next((a for a in argv if not a.startswith("-")), None)  # the command (after -v, if given)
     for name, (module, help_text) in COMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         p.set_defaults(_module=module)
-        if argv and argv[0] == name:
+        if given == name:
             importlib.import_module(f"vocalbench.commands.{module}").add_arguments(p)
     return parser
 
 
-def _configure_logging() -> None:
+# libraries that log through handlers of their own, with their own levels (jieba: DEBUG, twice)
+OWN_HANDLERS = ("jieba",)
+
+
+class _Quiet(logging.Filter):
+    """Let through vocalbench's records and other libraries' errors (everything with ``-v``)."""
+
+    def __init__(self, verbose: bool) -> None:
+        super().__init__()
+        self.verbose = verbose
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return (self.verbose or record.levelno >= logging.ERROR or record.name == "vocalbench"
+                or record.name.startswith("vocalbench."))
+
+
+def _configure_logging(verbose: bool) -> None:
     """Library modules log through ``logging``; the command line shows vocalbench's warnings on
-    stderr (``VOCALBENCH_LOG=info`` or ``debug`` for more) and other libraries' errors only (the
-    phonemizer, for one, warns on every Mandarin sentence)."""
+    stderr (``VOCALBENCH_LOG=info`` or ``debug`` for more) and other libraries' errors only, their
+    warnings (the phonemizer's "words count mismatch" on every sentence, Python warnings) and
+    debug lines (jieba) too with ``-v``."""
     level = os.environ.get("VOCALBENCH_LOG", "warning").upper()
-    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    root = logging.getLogger()
+    for old in [h for h in root.handlers if any(isinstance(f, _Quiet) for f in h.filters)]:
+        root.removeHandler(old)  # an earlier command's, in this process
+    handler = logging.StreamHandler()  # sys.stderr as it is now: the redacted console
+    handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_Quiet(verbose))
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG if verbose else logging.WARNING)
     logging.getLogger("vocalbench").setLevel(getattr(logging, level, logging.WARNING))
+    logging.captureWarnings(True)  # Python warnings as records of "py.warnings": quiet unless -v
+    for name in OWN_HANDLERS:
+        logging.getLogger(name).disabled = not verbose
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    _configure_logging()
+    """Run one command; every line it prints goes through :func:`vocalbench.redact.redact`."""
+    from vocalbench.redact import redacted_console
+
+    with redacted_console():
+        return _main(sys.argv[1:] if argv is None else argv)
+
+
+def _main(argv: list[str]) -> int:
     parser = build_parser(argv)
     args = parser.parse_args(argv)
+    _configure_logging(args.verbose)
     if not getattr(args, "_module", None):
         parser.print_help()
         return 0
+    from vocalbench.redact import env_credentials
+
+    refused = env_credentials()
+    if refused:  # base URLs from the environment are held to the rule of the flags
+        return _fail(refused)
     command = importlib.import_module(f"vocalbench.commands.{args._module}")
     try:
         return int(command.run(args) or 0)
     except KeyboardInterrupt:
         print("interrupted; finished work is saved, re-run the same command to resume", file=sys.stderr)
         return 130
-    except (CliError, InputError) as exc:
-        return _fail(str(exc))
-    except OSError as exc:  # a folder that is a file, a read-only folder, a full disk...
-        where = f"{exc.filename}: " if exc.filename else ""
-        return _fail(f"{where}{exc.strerror or exc}")
+    except (CliError, InputError, OSError) as exc:
+        return _fail(_reason(exc))
+    except BaseExceptionGroup as group:  # concurrent work (generation): its first user-facing failure
+        found = group.subgroup(lambda e: isinstance(e, (CliError, InputError, OSError)))
+        if found is None:
+            raise
+        first: BaseException = found
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        return _fail(_reason(first))
+
+
+def _reason(exc: BaseException) -> str:
+    """The one line of a user-facing failure; an OSError (a folder that is a file, a read-only
+    folder, a full disk) names its file and what to do about a full disk."""
+    if not isinstance(exc, OSError):
+        return str(exc)
+    where = f"{exc.filename}: " if exc.filename else ""
+    hint = f"; {DISK_FULL_HINT}" if exc.errno == errno.ENOSPC else ""
+    return f"{where}{exc.strerror or exc}{hint}"
 
 
 def _fail(message: str) -> int:
-    """Print a one-line error (configured key values redacted); exit status 2."""
-    from vocalbench.redact import redact
-
-    print(f"error: {one_line(redact(message))}", file=sys.stderr)
+    """Print a one-line error (redacted as every console line); exit status 2."""
+    print(f"error: {one_line(message)}", file=sys.stderr)
     return 2
 
 

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from vocalbench.errors import InputError, validation_message
 from vocalbench.files import write_json
+from vocalbench.limits import REPLY_AUDIO_SECONDS, REPLY_TEXT_CHARS, ReplyLimits
 from vocalbench.redact import KEY_ENV as SECRET_ENV
 from vocalbench.redact import spec_credentials
 
@@ -51,6 +52,9 @@ class RunConfig(BaseModel):
     max_attempts: int = Field(default=4, ge=1)  # per sample: 1 try + retries (429, 5xx, timeouts, broken streams)
     request_timeout: float = Field(default=180.0, gt=0)  # seconds per attempt
     stall_timeout: float = Field(default=60.0, gt=0)  # seconds without any event from the system
+    # a reply over these fails as reply_too_large (vocalbench.limits); the audio bytes limit is fixed
+    max_reply_chars: int = Field(default=REPLY_TEXT_CHARS, ge=1)
+    max_reply_audio_seconds: float = Field(default=REPLY_AUDIO_SECONDS, gt=0)
     warmup: bool = True  # one untimed call per system before timing
     history_mode: Literal["text-turns"] = "text-turns"  # multi-round history is sent to systems as text turns
     seed: int = 0
@@ -68,6 +72,11 @@ class RunConfig(BaseModel):
             raise ValueError(f"a SPEC's URL must not carry credentials ({found}); pass keys through environment "
                              "variables")
         return v
+
+    @property
+    def reply_limits(self) -> ReplyLimits:
+        """The limits on one reply's text and audio."""
+        return ReplyLimits(text_chars=self.max_reply_chars, audio_seconds=self.max_reply_audio_seconds)
 
     def save(self, run_dir: str | Path, extra: dict[str, object] | None = None) -> Path:
         body = {**self.model_dump(), **(extra or {})}

@@ -14,6 +14,10 @@ class MissingDependency(ImportError):
         self.extra = extra
 
 
+# what to do when a write failed for want of space (the store, audio, any file)
+DISK_FULL_HINT = "free disk space and re-run the same command to resume (finished work is kept)"
+
+
 class CliError(Exception):
     """A user-facing error: printed as one line, exit status 2."""
 

@@ -1,5 +1,6 @@
 """Files the tool writes: one atomic-write helper, the check that a path stays inside its root,
-and the safe character set of ids that become file names (imports only vocalbench.errors).
+the safe character set of ids that become file names, folders written whole, and whether the
+process a lock or state file names still runs (imports only vocalbench.errors).
 
 Every file the tool rewrites (config.json, summary.json, reports, judge checks) goes through
 :func:`write_atomic`: written beside its target and renamed over it, so a killed process leaves
@@ -11,7 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -45,21 +49,81 @@ def inside(root: str | Path, path: str | Path) -> Path:
 
 
 def write_atomic(path: str | Path, text: str | bytes) -> Path:
-    """Write ``text`` (UTF-8) or bytes to ``path`` atomically: a temporary file beside it, then a rename."""
+    """Write ``text`` (UTF-8) or bytes to ``path`` atomically: a temporary file beside it, then a
+    rename. Where the file system can (Linux, O_TMPFILE), the temporary file has no name until it
+    is complete, so a killed process leaves nothing behind."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    data = text if isinstance(text, bytes) else text.encode("utf-8")
     tmp = p.with_name(f".{p.name}.{os.getpid()}.{threading.get_ident()}.part")
     try:
-        if isinstance(text, bytes):
-            tmp.write_bytes(text)
-        else:
-            tmp.write_text(text, encoding="utf-8")
+        if not _write_unnamed(p.parent, tmp, data):
+            tmp.write_bytes(data)
         os.replace(tmp, p)
     finally:
         tmp.unlink(missing_ok=True)
     return p
 
 
+def _write_unnamed(folder: Path, name: Path, data: bytes) -> bool:
+    """Write ``data`` to an unnamed file in ``folder`` and link it as ``name`` once complete; False
+    where the file system has no unnamed files (then the caller writes ``name`` itself)."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag:
+        return False
+    try:
+        fd = os.open(folder, flag | os.O_WRONLY, 0o644)
+    except OSError:
+        return False
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+        try:  # linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N: the unnamed file itself gets the name
+            os.link(f"/proc/self/fd/{f.fileno()}", name, src_dir_fd=dir_fd, follow_symlinks=True)
+        except OSError:
+            return False
+        finally:
+            os.close(dir_fd)
+    return True
+
+
+@contextmanager
+def written_folder(path: str | Path) -> Iterator[Path]:
+    """A folder written whole: the block writes into a temporary folder beside ``path`` that then
+    replaces it, so a killed or failed write leaves the old complete folder or none, never a
+    partial one that looks finished. Temporary folders left by dead processes are removed."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    for stale in p.parent.glob(f".{p.name}.*.tmp"):
+        pid = stale.name.removeprefix(f".{p.name}.").removesuffix(".tmp").split(".")[0]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.new.tmp")
+    old = p.with_name(f".{p.name}.{os.getpid()}.old.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir()
+    try:
+        yield tmp
+        if p.exists():
+            os.replace(p, old)
+        os.replace(tmp, p)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        shutil.rmtree(old, ignore_errors=True)
+
+
 def write_json(path: str | Path, body: Any) -> Path:
     """``body`` as indented JSON (``ensure_ascii=False``), written atomically."""
     return write_atomic(path, json.dumps(body, ensure_ascii=False, indent=2))
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs on this host (one owned by another user counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

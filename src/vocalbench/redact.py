@@ -1,8 +1,10 @@
 """Secrets stay out of every stored or displayed text (a leaf module: imports nothing of ours).
 
 :func:`redact` removes the configured key values (the API-key environment variables) from error
-text and judge output before it is stored or shown; :func:`url_credentials` finds credentials
-inside a URL, which SPECs and base URLs must not carry (keys come from the environment only).
+text and judge output before it is stored, and from every console line: the command line writes
+through :func:`redacted_console` (progress lines, ``error:`` lines, warnings, tables);
+:func:`url_credentials` finds credentials inside a URL, which SPECs and base URLs must not carry
+(keys come from the environment only), whether given as a flag or an environment variable.
 """
 
 from __future__ import annotations
@@ -10,6 +12,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
 from urllib.parse import parse_qsl, urlsplit
 
 KEY_ENV = ("VOCALBENCH_JUDGE_API_KEY", "VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY")
@@ -36,6 +42,31 @@ def redact(text: str) -> str:
     return text
 
 
+class RedactedStream:
+    """A text stream that writes through :func:`redact` (everything else as the stream it wraps)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+
+    def write(self, text: str) -> int:
+        self.stream.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def redacted_console() -> Iterator[None]:
+    """``sys.stdout`` and ``sys.stderr`` written through :func:`redact` while the block runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = RedactedStream(saved[0]), RedactedStream(saved[1])  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 def url_credentials(url: str) -> str | None:
     """What in ``url`` is a credential (user info, or a key-like query parameter); None when clean."""
     parts = urlsplit(url)
@@ -51,6 +82,16 @@ def spec_credentials(spec: str) -> str | None:
         found = url_credentials(url)
         if found:
             return found
+    return None
+
+
+def env_credentials() -> str | None:
+    """A one-line refusal when a base URL from the environment (``OPENAI_BASE_URL``,
+    ``VOCALBENCH_SYSTEM_BASE_URL``, any ``*_BASE_URL``) carries credentials; None when all are clean."""
+    for name in sorted(k for k in os.environ if k.upper().endswith("BASE_URL")):
+        found = url_credentials(os.environ[name])
+        if found:
+            return f"{name} must not carry credentials ({found}); pass the key in an *_API_KEY variable"
     return None
 
 

@@ -50,6 +50,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-attempts", type=int, default=None,
                    help=f"attempts per sample (retries on 429/5xx/timeouts; default {_default('max_attempts')})")
     p.add_argument("--timeout", type=float, default=None, help=f"seconds per attempt (default {_default('request_timeout')})")
+    p.add_argument("--max-reply-chars", type=int, default=None,
+                   help=f"a reply with more text fails as reply_too_large (default {_default('max_reply_chars'):,})")
+    p.add_argument("--max-reply-audio-seconds", type=float, default=None,
+                   help=f"a reply with more audio fails as reply_too_large (default {_default('max_reply_audio_seconds'):g})")
     p.add_argument("--error-threshold", type=float, default=None,
                    help=f"stop when this share of finished samples failed (default {_default('error_threshold')})")
     p.add_argument("--system-base-url", default=None,
@@ -72,7 +76,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 # RunConfig fields named as the flags that set them (for one-line validation errors)
 FLAG_NAMES = {"limit": "--limit", "concurrency": "--concurrency", "latency_concurrency": "--latency-concurrency",
               "max_reply_tokens": "--max-reply-tokens", "max_attempts": "--max-attempts", "request_timeout": "--timeout",
-              "error_threshold": "--error-threshold", "system": "--system", "judge": "--judge", "judge_fit": "--fit", "asr": "--asr",
+              "error_threshold": "--error-threshold", "max_reply_chars": "--max-reply-chars",
+              "max_reply_audio_seconds": "--max-reply-audio-seconds", "system": "--system", "judge": "--judge",
+              "judge_fit": "--fit", "asr": "--asr",
               "mos": "--mos", "emotion": "--emotion"}
 
 
@@ -160,6 +166,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 limit=args.limit, concurrency=args.concurrency, latency_concurrency=args.latency_concurrency,
                 executor=args.executor, ray_address=args.ray_address, max_reply_tokens=args.max_reply_tokens,
                 max_attempts=args.max_attempts, request_timeout=args.timeout, error_threshold=args.error_threshold,
+                max_reply_chars=args.max_reply_chars, max_reply_audio_seconds=args.max_reply_audio_seconds,
                 warmup=False if args.no_warmup else None, quiet=args.quiet or None)
         except ValidationError as exc:
             raise CliError(validation_message(exc, FLAG_NAMES)) from None
@@ -194,7 +201,6 @@ def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
     """Generate one language's replies into its held run folder; 0 on success, :data:`STOPPED` when
     the error threshold stopped the run, :data:`ALL_FAILED` when every sample attempted failed."""
     from vocalbench.errors import CliError
-    from vocalbench.redact import redact
     from vocalbench.runner.folder import generated_records
     from vocalbench.runner.generate import (
         LocalExecutor,
@@ -238,7 +244,7 @@ def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
         folder.save_config(cfg, generated_records(executor.describe()))
     print(f"[{cfg.lang}] {res.line()}", file=sys.stderr)
     if res.warmup is not None and not res.warmup["ok"]:
-        print(f"[{cfg.lang}] warning: warm-up call failed: {redact(str(res.warmup['error']))}", file=sys.stderr)
+        print(f"[{cfg.lang}] warning: warm-up call failed: {res.warmup['error']}", file=sys.stderr)
     if res.all_failed:
         print(f"error: [{cfg.lang}] every one of the {res.failed} samples answered now failed "
               f"({', '.join(f'{k}: {v}' for k, v in sorted(res.errors.items()))}); check the system", file=sys.stderr)

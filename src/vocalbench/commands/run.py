@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     jobs = gen.jobs_from_args(args)
     if args.dry_run:
         for job in jobs:
-            with RunFolder(job.run_dir) as folder:
+            with RunFolder(job.run_dir, write=False) as folder:  # a dry run writes nothing: no lock
                 dry_run.show(job.cfg, args=args, label=job.cfg.lang, folder=folder, samples=gen.samples_of(job, folder))
         return 0
     status = 0

@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
-    with RunFolder(args.run) as folder:
+    with RunFolder(args.run, write=not args.dry_run) as folder:  # a dry run writes nothing: no lock
         try:
             cfg = folder.config()
         except (FileNotFoundError, ValueError) as exc:

@@ -2,7 +2,8 @@
 
 Results of ASR, MOS and emotion are keyed by the audio's content hash plus the component's id
 and version (plus the language for ASR), so scoring the same audio twice does no model work.
-Judge verdicts are keyed by (model, base URL host, rubric hash, rendered prompt hash).
+Judge verdicts are keyed by (model, endpoint, rubric hash, rendered prompt hash); the endpoint is
+scheme://host:port/path (``local://MODEL`` for the embedded server), kept in the column ``host``.
 Only successes are stored; per-file errors are recomputed next time (they are cheap).
 """
 

@@ -237,7 +237,7 @@ class CalibratedJudge(Judge):
             return every
         used = [0] + [1 + i for i in self.calibration.rule(rubric).checks_used(len(questions) - 1)]
         if len(used) < len(questions) and self.cache.get_verdict(
-                self.cache_model, self.host, rubric.hash, self.prompt_hash(questions)) is not None:
+                self.cache_model, self.cache_endpoint, rubric.hash, self.prompt_hash(questions)) is not None:
             return every
         return used
 
@@ -328,7 +328,7 @@ class CalibratedJudge(Judge):
         raw_obj: dict[str, Any] = {"main": answers[0], "checks": checks}
         raw = json.dumps(raw_obj)
         value = self.calibration.rule(rubric).decide(raw_obj, None, rubric.lo, rubric.hi)
-        self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, raw)
+        self.cache.put_verdict(self.cache_model, self.cache_endpoint, rubric.hash, prompt_hash, value, raw)
         self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), time.perf_counter() - t0, None)
         return raw_obj, Verdict(value, trace(raw))
 

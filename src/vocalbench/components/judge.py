@@ -28,6 +28,7 @@ from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.components.cache import ResultCache
 from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
+from vocalbench.limits import JUDGE_CALL_SECONDS
 from vocalbench.records import JudgeTrace
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
@@ -167,16 +168,20 @@ class Judge:
 
     def __init__(self, llm: ChatLLM, *, concurrency: int = 2, max_attempts: int = 4, backoff: float = 1.0,
                  max_backoff: float = 30.0, max_tokens: int = 256, seed: int = 0,
+                 call_seconds: float = JUDGE_CALL_SECONDS,
                  cache: ResultCache | None = None, store: Any = None,
                  on_call: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.llm = llm
         self.id = llm.id
         self.model, _, self.host = llm.id.rpartition("@")
         self.endpoint = getattr(llm, "base_url", llm.id)
+        # the judge cache's key: scheme, host, port and path (the embedded server: its model)
+        self.cache_endpoint = str(getattr(llm, "endpoint", self.host))
         self.concurrency = concurrency
         self.max_attempts = max(1, max_attempts)
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.call_seconds = call_seconds  # every attempt of one verdict and the waits between them
         self.max_tokens = max_tokens
         self.seed = seed
         self._cache = cache
@@ -232,7 +237,7 @@ class Judge:
         def trace(raw: str, cached: bool = False) -> JudgeTrace:
             return JudgeTrace(model=self.id, prompt_hash=prompt_hash, rubric=rubric.ref, raw=raw, cached=cached)
 
-        hit = self.cache.get_verdict(self.cache_model, self.host, rubric.hash, prompt_hash)
+        hit = self.cache.get_verdict(self.cache_model, self.cache_endpoint, rubric.hash, prompt_hash)
         if hit is None:
             return prompt_hash, trace, None
         self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
@@ -264,15 +269,24 @@ class Judge:
         error = "judge_unavailable"
         tokens = [0, 0]
         seconds = 0.0
+        spent = 0.0  # of call_seconds: time in attempts and backoff (not queueing for the endpoint)
         for attempt in range(self.max_attempts):
             if attempt:
-                await asyncio.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
-            t0 = time.perf_counter()
+                pause = min(self.max_backoff, self.backoff * 2 ** (attempt - 1), self.call_seconds - spent)
+                await asyncio.sleep(pause)
+                spent += pause
+            if spent >= self.call_seconds:
+                error, raw = "judge_unavailable", f"no verdict within {self.call_seconds:g} s"
+                break
+            t0 = started = time.perf_counter()
             try:
                 async with endpoint_semaphore(self.endpoint, self.concurrency):
-                    res = await self.complete(sent)
+                    started = time.perf_counter()
+                    async with asyncio.timeout(self.call_seconds - spent):
+                        res = await self.complete(sent)
             except Exception as exc:  # noqa: BLE001 - classified below: transient or not
                 seconds += time.perf_counter() - t0
+                spent += time.perf_counter() - started
                 if is_transient(exc):
                     error, raw = "judge_unavailable", f"{type(exc).__name__}: {exc}"
                     continue
@@ -280,11 +294,12 @@ class Judge:
                 self._log(subset, sample_id, prompt_hash, False, (None, None), seconds, error)
                 return Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
             seconds += res.seconds
+            spent += time.perf_counter() - started
             tokens[0] += res.prompt_tokens or 0
             tokens[1] += res.completion_tokens or 0
             value, kept = self.read(rubric, res)
             if value is not None:
-                self.cache.put_verdict(self.cache_model, self.host, rubric.hash, prompt_hash, value, kept)
+                self.cache.put_verdict(self.cache_model, self.cache_endpoint, rubric.hash, prompt_hash, value, kept)
                 self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, None)
                 return Verdict(value, trace(kept))
             if rubric.kind == "scale" and out_of_scale(res.text, rubric.lo, rubric.hi):

@@ -7,6 +7,7 @@ The key comes from an explicit environment variable list (never a flag value, ne
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import time
 import weakref
@@ -14,6 +15,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from vocalbench.components.base import ChatResult
+from vocalbench.limits import CHAT_REPLY_BYTES
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -21,6 +23,14 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 def host_of(base_url: str) -> str:
     """The host part of a base URL (no scheme, port, path or credentials)."""
     return urlparse(base_url).hostname or base_url
+
+
+def endpoint_of(base_url: str) -> str:
+    """A base URL as ``scheme://host:port/path`` (default port filled in; no credentials, query or
+    trailing slash): two endpoints on one host are told apart."""
+    u = urlparse(base_url)
+    port = u.port or {"http": 80, "https": 443}.get(u.scheme, 0)
+    return f"{u.scheme}://{u.hostname or ''}:{port}{u.path.rstrip('/')}"
 
 
 class OpenAIChat:
@@ -35,6 +45,11 @@ class OpenAIChat:
         self.timeout = timeout
         self.id = f"{model}@{host_of(self.base_url)}"
         self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+
+    @property
+    def endpoint(self) -> str:
+        """Who answers, for the judge cache's keys: the full endpoint (:func:`endpoint_of`)."""
+        return endpoint_of(self.base_url)
 
     def _client(self) -> Any:
         """One AsyncOpenAI per event loop (its connection pool is bound to the loop)."""
@@ -65,29 +80,52 @@ class OpenAIChat:
             kwargs["logprobs"] = True
             kwargs["top_logprobs"] = top_logprobs
         t0 = time.perf_counter()
-        resp = await self._client().chat.completions.create(**kwargs)
-        usage = getattr(resp, "usage", None)
-        text = (resp.choices[0].message.content or "") if resp.choices else ""
+        async with asyncio.timeout(self.timeout):  # the whole request and body: one that never ends is cut here
+            resp = await self._completion(kwargs)
+        usage = resp.get("usage") or {}
+        choices = resp.get("choices") or [{}]
+        message = (choices[0] or {}).get("message") or {}
         return ChatResult(
-            text=text,
-            prompt_tokens=getattr(usage, "prompt_tokens", None),
-            completion_tokens=getattr(usage, "completion_tokens", None),
+            text=str(message.get("content") or ""),
+            prompt_tokens=usage.get("prompt_tokens"),
+            completion_tokens=usage.get("completion_tokens"),
             seconds=time.perf_counter() - t0,
-            top_logprobs=_first_token_logprobs(resp) if top_logprobs else None,
+            top_logprobs=_first_token_logprobs(choices[0] or {}) if top_logprobs else None,
         )
 
+    async def _completion(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        """The completion as JSON, its body read up to :data:`~vocalbench.limits.CHAT_REPLY_BYTES`
+        (:class:`BadReply` beyond that, or for a body that is not a chat completion, e.g. HTML)."""
+        async with self._client().chat.completions.with_streaming_response.create(**kwargs) as raw:
+            body = bytearray()
+            async for block in raw.iter_bytes():
+                body += block
+                if len(body) > CHAT_REPLY_BYTES:
+                    raise BadReply(f"the reply of {self.model} is over {CHAT_REPLY_BYTES // 2**10} KiB; read no further")
+            kind = raw.headers.get("content-type", "no content type")
+        try:
+            resp = json.loads(body)
+        except ValueError:
+            resp = None
+        if not isinstance(resp, dict) or not isinstance(resp.get("choices"), list):
+            raise BadReply(f"the reply of {self.model} is not a chat completion ({kind}: {bytes(body[:60])!r})")
+        return resp
 
-def _first_token_logprobs(resp: Any) -> dict[str, float] | None:
+
+class BadReply(ValueError):
+    """A chat endpoint's reply that is too large or not a chat completion (not retried)."""
+
+
+def _first_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
     """{token: logprob} of the first generated token's alternatives, or None when absent."""
-    choice = resp.choices[0] if resp.choices else None
-    content = getattr(getattr(choice, "logprobs", None), "content", None)
+    content = (choice.get("logprobs") or {}).get("content")
     if not content:
         return None
     first = content[0]
     out: dict[str, float] = {}
-    for alt in getattr(first, "top_logprobs", None) or []:
-        out[alt.token] = max(out.get(alt.token, float("-inf")), float(alt.logprob))
-    out.setdefault(first.token, float(first.logprob))
+    for alt in first.get("top_logprobs") or []:
+        out[alt["token"]] = max(out.get(alt["token"], float("-inf")), float(alt["logprob"]))
+    out.setdefault(first["token"], float(first["logprob"]))
     return out
 
 
@@ -105,6 +143,12 @@ def is_transient(exc: BaseException) -> bool:
 class LocalServerChat(OpenAIChat):
     """``OpenAIChat`` of the local llama.cpp server that finds the server again for every new event
     loop, so a memoised component keeps working after the server was stopped and started anew."""
+
+    @property
+    def endpoint(self) -> str:
+        """The embedded server starts on a free port each time: it is known by its model, so its
+        verdicts stay reusable across runs."""
+        return f"local://{self.model}"
 
     def _client(self) -> Any:
         if asyncio.get_running_loop() not in self._clients:

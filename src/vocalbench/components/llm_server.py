@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
-from vocalbench.files import write_json
+from vocalbench.files import pid_alive, write_json
 
 logger = logging.getLogger(__name__)
 
@@ -99,16 +99,6 @@ def _read_state(path: Path) -> dict[str, Any]:
         return {}
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _answers(port: int, alias: str, timeout: float = 2.0) -> bool:
     """True when 127.0.0.1:port serves /v1/models listing ``alias``."""
     import httpx
@@ -137,7 +127,7 @@ def _reuse(alias: str) -> ServerHandle | None:
     pid, port = state.get("pid"), state.get("port")
     # the recorded process is alive: it may be busy with another client's long prompt, so wait for it
     # rather than starting a second server that would share the cores with it
-    if isinstance(pid, int) and isinstance(port, int) and _alive(pid) and _answers(port, alias, BUSY_TIMEOUT):
+    if isinstance(pid, int) and isinstance(port, int) and pid_alive(pid) and _answers(port, alias, BUSY_TIMEOUT):
         return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, pid, port, owned=False, log=state.get("log"))
     return None
 
@@ -217,7 +207,7 @@ def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int | None = None, n_
         raise KeyError(f"unknown local model '{model}' (known: {', '.join(MODELS)}, or gguf:PATH)")
     with _LOCK:
         handle = _HANDLES.get(model)
-        if handle is not None and _alive(handle.pid) and _answers(handle.port, model, BUSY_TIMEOUT):
+        if handle is not None and pid_alive(handle.pid) and _answers(handle.port, model, BUSY_TIMEOUT):
             return handle
         with open(_state_dir() / f"{model}.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)  # one process starts it; the others wait, then reuse

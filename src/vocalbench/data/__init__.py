@@ -15,7 +15,7 @@ from collections.abc import Hashable, Sequence
 from pathlib import Path
 
 from vocalbench import catalog, parts
-from vocalbench.data.official import DataError, detect_lang, is_release, load_subset, subset_files
+from vocalbench.data.official import DataError, detect_lang, is_release, load_subset, subset_files, subset_problem
 from vocalbench.records import Sample
 
 log = logging.getLogger(__name__)
@@ -85,6 +85,9 @@ def load_samples(data: str, lang: str, subsets: list[str] | None = None, limit: 
         raise ValueError(f"limit must be >= 1, got {limit}")
     _, root = _root_for(data, lang)
     check_lang(root, lang)
+    for name, path in subset_files(root).items():  # the whole release is checked before anything is generated
+        if (problem := subset_problem(name, lang)) is not None:
+            raise DataError(path, problem)
     avail = catalog.ordered(list(subset_files(root)), lang)
     wanted = list(dict.fromkeys(subsets)) if subsets else list(avail)
     unknown = [s for s in wanted if s not in avail]

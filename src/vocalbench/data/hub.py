@@ -19,7 +19,11 @@ from typing import Any
 from vocalbench.data.official import DataError
 
 NAMED = ("VocalNet/VocalBench", "VocalNet/VocalBench-zh")  # taken by name, without the hf: prefix
-_REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+_REPO = re.compile(r"^[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*$")
+# a branch, tag or commit: name parts of letters, digits, '_', '.', '-' between single slashes
+# (refs/pr/1), each starting with a letter, digit or '_' (so never '.' or '..'): a revision is never
+# a path to another folder
+_REVISION = re.compile(r"^\w[\w.-]*(/\w[\w.-]*)*$")
 
 
 @dataclass(frozen=True)
@@ -40,11 +44,21 @@ def parse(data: str) -> HubRef | None:
         repo, _, rev = text[3:].partition("@")
         if not _REPO.match(repo):
             raise DataError(text, "expected hf:OWNER/NAME[@REVISION]")
-        return HubRef(repo, rev or None)
+        return HubRef(repo, _revision(text, rev))
     repo, _, rev = text.partition("@")
     if repo in NAMED and not Path(text).expanduser().exists():
-        return HubRef(repo, rev or None)
+        return HubRef(repo, _revision(text, rev))
     return None
+
+
+def _revision(text: str, rev: str) -> str | None:
+    """``rev`` when it is a branch, tag or commit name (None when empty); a path is refused."""
+    if not rev:
+        return None
+    if not _REVISION.match(rev):
+        raise DataError(text, f"revision {rev!r} is not a branch, tag or commit name (letters, digits, '_', '.', "
+                              "'-', parts between single '/'; no '..')")
+    return rev
 
 
 @lru_cache(maxsize=32)

@@ -98,6 +98,28 @@ def subset_files(root: Path) -> dict[str, Path]:
     return {p.stem: p for p in sorted(json_dir(root).glob("*.json"))}
 
 
+def subset_problem(subset: str, lang: str) -> str | None:
+    """Why ``json/<subset>.json`` is not a subset file of ``lang`` (None when it is one): run and
+    validate refuse an unknown file alike (its name could be anything, ``..`` too)."""
+    known = catalog.names(lang)
+    if subset in known:
+        return None
+    return f"unknown subset file {subset + '.json'!r} for lang {lang} (known: {', '.join(known)}); remove or rename it"
+
+
+def text_problem(value: Any) -> str | None:
+    """Why some text inside ``value`` (a record field, its lists and objects) cannot be written as
+    UTF-8 (a lone surrogate such as ``\\ud800`` from a JSON escape); None when all of it can."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            return f"text that is not valid Unicode ({value[exc.start]!r} at character {exc.start})"
+        return None
+    items = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+    return next((p for v in items if (p := text_problem(v)) is not None), None)
+
+
 def detect_lang(root: Path) -> str:
     """en/zh from the folder name, the zh-only subset files, or CJK text in the first question."""
     if root.name in ("en", "zh"):
@@ -170,6 +192,9 @@ def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | No
         elif record[name] is None:
             problems.append((label, name, "required field is null"))
     for name, value in record.items():
+        if (bad := text_problem(name) or text_problem(value)) is not None:
+            problems.append((label, name if text_problem(name) is None else ascii(name), bad))
+            continue
         spec = FIELDS.get(name)
         if spec is None:
             continue  # informational fields of other releases are kept in metadata unchecked

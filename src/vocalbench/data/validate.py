@@ -17,7 +17,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from vocalbench import catalog
-from vocalbench.data.official import DataError, audio_dir, check_record, detect_lang, read_records, subset_files
+from vocalbench.data.official import (
+    DataError,
+    audio_dir,
+    check_record,
+    detect_lang,
+    read_records,
+    subset_files,
+    subset_problem,
+)
 
 
 @dataclass(frozen=True)
@@ -63,6 +71,8 @@ def _check_audio(path: Path) -> str | None:
 
     try:
         info = audio.info(path)
+        if info.frames and info.floating:
+            audio.load(path)  # float samples are read: NaN or infinite ones are refused as at run time
     except audio.AudioError as exc:
         return exc.problem
     if info.frames == 0:
@@ -83,9 +93,8 @@ def validate(root: str | Path, lang: str | None = None, *, metadata_only: bool =
     for subset, path in subset_files(root).items():
         report.files += 1
         rel = str(path.relative_to(root.parent)) if root.parent != root else str(path)
-        if subset not in known:
-            report.problems.append(Problem(rel, f"unknown subset file '{subset}.json' for lang {lang} "
-                                                f"(known: {', '.join(known)})"))
+        if (problem := subset_problem(subset, lang)) is not None:
+            report.problems.append(Problem(rel, problem))
         try:
             records = read_records(path)
         except DataError as exc:

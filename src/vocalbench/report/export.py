@@ -19,6 +19,7 @@ from vocalbench.report.runs import RunData
 CLARITY = "clarity"  # the single-round acoustic scorer's clarity score (% value, dist/len details)
 FIXED = ("lang", "subset", "id", "question", "reference", "reply_text", "transcript", "system_error")
 NESTED = ("scores", "unscored", "judge", "timings")
+FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a CSV cell starting so is a formula to a spreadsheet
 
 
 def _clarity_name(lang: str) -> str:
@@ -87,16 +88,25 @@ def to_jsonl(data: Iterator[dict[str, Any]]) -> Iterator[str]:
         yield json.dumps(r, ensure_ascii=False) + "\n"
 
 
+def cell(value: object) -> object:
+    """A CSV cell: text a spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``,
+    ``@``, tab or carriage return) gets a leading ``'`` (OWASP's CSV injection advice); numbers as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA):
+        return "'" + value
+    return value
+
+
 def to_csv(data: list[dict[str, Any]]) -> str:
     """CSV: the fixed columns, one ``scores.<name>`` column per score name, the unscored reasons,
-    judge verdicts and timings as JSON text."""
+    judge verdicts and timings as JSON text; every text cell through :func:`cell`."""
     names = sorted({n for r in data for n in r["scores"]})
     header = [*FIXED, *(f"scores.{n}" for n in names), "unscored", "judge", "timings"]
     out = io.StringIO()
     w = csv.writer(out, lineterminator="\n")
     w.writerow(header)
     for r in data:
-        w.writerow([*("" if r[k] is None else r[k] for k in FIXED),
-                    *("" if r["scores"].get(n) is None else r["scores"][n] for n in names),
-                    *(json.dumps(r[k], ensure_ascii=False) if r[k] else "" for k in ("unscored", "judge", "timings"))])
+        w.writerow(map(cell, [*("" if r[k] is None else r[k] for k in FIXED),
+                              *("" if r["scores"].get(n) is None else r["scores"][n] for n in names),
+                              *(json.dumps(r[k], ensure_ascii=False) if r[k] else ""
+                                for k in ("unscored", "judge", "timings"))]))
     return out.getvalue()

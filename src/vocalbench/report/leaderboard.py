@@ -131,6 +131,17 @@ def judge_warnings(summary: Summary) -> list[str]:
     return lines
 
 
+def judge_line(summary: Summary) -> str | None:
+    """The judge's validity in one console line (the details are the report's "Judge validity")."""
+    v = summary.provenance.judge_validity
+    if v is None or not (v.unvalidated_subsets or v.same_model_as_system):
+        return None
+    parts = [f"not validated for {len(v.unvalidated_subsets)} subset(s)"] if v.unvalidated_subsets else []
+    if v.same_model_as_system:
+        parts.append("self-preference risk")
+    return f"judge {v.judge}: {', '.join(parts)}; see the report's \"Judge validity\""
+
+
 def write_markdown(run_dirs: Iterable[str | Path], out_path: str | Path) -> Path:
     """Write ``leaderboard.md`` for these runs (en and zh tables) and return its path."""
     out = Path(out_path)
@@ -166,5 +177,6 @@ def print_table(summary: Summary, console: Any = None) -> None:
                       + (f"; partial {part.value:.2f} of {part.max:.0f}" if part else ""))
     if not summary.provenance.leaderboard_comparable:
         console.print("[dim]evaluators differ from the paper's profile: not leaderboard-comparable[/dim]")
-    for w in judge_warnings(summary):
-        console.print(f"[yellow]{w}[/yellow]")
+    line = judge_line(summary)
+    if line is not None:
+        console.print(line, style="yellow", markup=False, highlight=False, soft_wrap=True)

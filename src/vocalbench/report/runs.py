@@ -146,7 +146,7 @@ def _pick(current: Score | None, new: Score, judge: str) -> Score:
 def load_run(run: str | Path | RunFolder, with_store: bool = True) -> RunData:
     """Load one language run folder (a held :class:`RunFolder` lends its open store)."""
     if not isinstance(run, RunFolder):
-        with RunFolder(run) as folder:
+        with RunFolder(run, write=False) as folder:
             return load_run(folder, with_store)
     p = run.path
     if not is_run_dir(p):

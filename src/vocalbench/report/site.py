@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench import catalog
-from vocalbench.files import inside, write_atomic
+from vocalbench.errors import InputError
+from vocalbench.files import inside, write_atomic, written_folder
 from vocalbench.records import EMOTIONS_5
 from vocalbench.report.plots import (
     category_chart,
@@ -345,12 +346,30 @@ def _env() -> Any:
                        trim_blocks=True, lstrip_blocks=True)
 
 
+REPORT_ENTRIES = frozenset({"leaderboard.md", "leaderboard.html", "viewer.html", "plots", "audio"})
+
+
 def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path, n_boot: int = 1000,
                  seed: int = 0) -> ReportResult:
-    """Write the whole report for the given run folders (held ones read through their open store) into ``out_dir``."""
+    """Write the whole report for the given run folders (held ones read through their open store)
+    as ``out_dir``: written beside it and renamed into place (:func:`~vocalbench.files.written_folder`),
+    so a killed or failed report leaves the previous one or none. ``out_dir`` is refused when it
+    holds anything but a report (it is replaced whole)."""
     runs = load_runs(paths)
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"--out {out}: exists and is not a folder")
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in REPORT_ENTRIES) if out.is_dir() else []
+    if foreign:
+        raise InputError(f"--out {out}: holds other files than a report ({', '.join(foreign[:3])}); "
+                         "give a new folder or an earlier report's")
+    with written_folder(out) as tmp:
+        res = _write_site(runs, tmp, n_boot, seed)
+    return ReportResult(out_dir=out, files=[out / f.relative_to(tmp) for f in res.files], warnings=res.warnings)
+
+
+def _write_site(runs: list[RunData], out: Path, n_boot: int, seed: int) -> ReportResult:
+    """The report's files under ``out``."""
     res = ReportResult(out_dir=out)
     res.files.extend(_markdown(runs, out))
     langs = [lang for lang in ("en", "zh") if any(r.lang == lang for r in runs)]

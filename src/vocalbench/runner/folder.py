@@ -26,6 +26,7 @@ from typing import Any, Self
 from vocalbench.config import RunConfig, saved_records
 from vocalbench.errors import InputError
 from vocalbench.records import Sample
+from vocalbench.runner import lock
 from vocalbench.runner.fingerprint import sync_release
 from vocalbench.runner.store import RunStore
 
@@ -61,27 +62,46 @@ def versions() -> dict[str, str]:
 
 class RunFolder:
     """One language run folder. ``with RunFolder(path) as run:`` holds it; the store opens on first
-    use and closes on leaving (entering is where the folder's lock belongs)."""
+    use and closes on leaving. A writer (``write=True``, every command that writes a run) takes the
+    folder's lock (runner/lock.py) before its first write, the store or config.json, and gives it up
+    on leaving: a second process writing the same folder gets :class:`~vocalbench.runner.lock.RunLocked`.
+    Readers (the report, export) take no lock."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, write: bool = True) -> None:
         self.path = Path(path)
+        self.write = write
         self._store: RunStore | None = None
+        self._locked = False
 
     def __enter__(self) -> Self:
+        if self.path.is_dir():
+            self._hold()  # an existing run: held before anything is read from it (a new one on its first write)
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     def close(self) -> None:
-        if self._store is not None:
-            self._store.close()
-            self._store = None
+        try:
+            if self._store is not None:
+                self._store.close()
+                self._store = None
+        finally:
+            if self._locked:
+                self._locked = False
+                lock.release(self.path)
+
+    def _hold(self) -> None:
+        """Take the folder's lock before a writer's first write (made if missing)."""
+        if self.write and not self._locked:
+            lock.acquire(self.path)
+            self._locked = True
 
     @property
     def store(self) -> RunStore:
         """The folder's store, opened (and made) on first use and held until the folder is left."""
         if self._store is None:
+            self._hold()
             self._store = RunStore(self.path)
         return self._store
 
@@ -105,6 +125,7 @@ class RunFolder:
 
     def save_config(self, cfg: RunConfig, records: Mapping[str, object]) -> Path:
         """Write config.json: the config and ``records`` (config.RECORD_KEYS); no secrets."""
+        self._hold()
         return cfg.save(self.path, extra=dict(records))
 
     def check_resume(self, cfg: RunConfig) -> None:

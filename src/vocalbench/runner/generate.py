@@ -24,6 +24,7 @@ from vocalbench import catalog
 from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
 from vocalbench.files import inside, write_atomic
+from vocalbench.limits import PARTIAL_TEXT_CHARS
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
 from vocalbench.runner.retry import RetryPolicy, with_retries
@@ -67,7 +68,8 @@ class LocalExecutor:
         await self.system.start()
 
     async def attempt(self, sample: Sample) -> Collected:
-        return await collect(self.system, sample, self.cfg.request_timeout, self.cfg.stall_timeout)
+        return await collect(self.system, sample, self.cfg.request_timeout, self.cfg.stall_timeout,
+                             self.cfg.reply_limits)
 
     async def close(self) -> None:
         await self.system.close()
@@ -113,7 +115,7 @@ def reply_from(collected: Collected, sample: Sample, attempts: int, store: RunSt
         if collected.timings is not None and collected.timings.first_audible is None:
             extra["audible"] = False  # every frame below the silence threshold (faa_ms: silent_reply)
     if collected.error is not None and collected.text:
-        extra["partial_text"] = collected.text
+        extra["partial_text"] = collected.text[:PARTIAL_TEXT_CHARS]
     return Reply(
         subset=sample.subset,
         sample_id=sample.id,

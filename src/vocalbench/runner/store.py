@@ -21,10 +21,11 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Self, cast
 
-from vocalbench.errors import InputError
+from vocalbench.errors import DISK_FULL_HINT, InputError
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.redact import redact
 
@@ -50,7 +51,16 @@ CREATE TABLE IF NOT EXISTS judge_calls (
 
 
 class StoreError(InputError):
-    """A run store that cannot be opened or read (not SQLite, truncated, damaged)."""
+    """A run store that cannot be opened, read or written (not SQLite, truncated, damaged, a full disk)."""
+
+
+def _write_failure(path: Path, exc: sqlite3.Error) -> StoreError | None:
+    """A store error that is the disk's, not the store's (full, read-only, I/O): its one line."""
+    text = str(exc)
+    if isinstance(exc, sqlite3.OperationalError) and any(
+            k in text for k in ("disk is full", "disk I/O", "readonly", "unable to open")):
+        return StoreError(f"{path}: cannot write ({text}); {DISK_FULL_HINT} (or make the folder writable)")
+    return None
 
 
 def _marks(values: Sequence[object]) -> str:
@@ -97,7 +107,8 @@ class RunStore:
             check = self._db.execute("PRAGMA quick_check(1)").fetchone()
         except sqlite3.DatabaseError as exc:
             self._db.close()
-            raise StoreError(f"{self.path}: not a readable run store ({exc}); restore it or start another --out") from None
+            raise _write_failure(self.path, exc) or StoreError(
+                f"{self.path}: not a readable run store ({exc}); restore it or start another --out") from None
         if check is None or check[0] != "ok":
             self._db.close()
             raise StoreError(f"{self.path}: damaged run store ({check[0] if check else 'no answer'}); "
@@ -122,17 +133,33 @@ class RunStore:
 
     def _exec(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
         with self._lock:
-            return self._db.execute(sql, tuple(params))
+            try:
+                return self._db.execute(sql, tuple(params))
+            except sqlite3.Error as exc:
+                failure = _write_failure(self.path, exc)
+                if failure is None:
+                    raise
+                raise failure from None
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: committed, or rolled back (when SQLite has not already rolled it back,
+        as it does on a full disk) with a disk failure as one :class:`StoreError` line."""
+        with self._lock:
+            try:
+                self._db.execute("BEGIN")
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException as exc:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                if isinstance(exc, sqlite3.Error) and (failure := _write_failure(self.path, exc)) is not None:
+                    raise failure from None
+                raise
 
     def _many(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany(sql, rows)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            db.executemany(sql, rows)
 
     # -- meta ------------------------------------------------------------------------------
     def set_meta(self, key: str, value: Any) -> None:
@@ -302,15 +329,9 @@ class RunStore:
     def forget(self, keys: Sequence[tuple[str, str]]) -> None:
         """Drop the replies and scores of these (subset, sample id) keys, in one transaction."""
         rows = [tuple(k) for k in keys]
-        with self._lock:
-            self._db.execute("BEGIN")
-            try:
-                self._db.executemany("DELETE FROM replies WHERE subset = ? AND sample_id = ?", rows)
-                self._db.executemany("DELETE FROM scores WHERE subset = ? AND sample_id = ?", rows)
-                self._db.execute("COMMIT")
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
+        with self._transaction() as db:
+            db.executemany("DELETE FROM replies WHERE subset = ? AND sample_id = ?", rows)
+            db.executemany("DELETE FROM scores WHERE subset = ? AND sample_id = ?", rows)
 
     # -- judge accounting ------------------------------------------------------------------
     def log_judge_call(

@@ -24,6 +24,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from vocalbench.limits import TOO_LARGE, ReplyLimits
 from vocalbench.records import ErrorInfo, Sample, Timings
 from vocalbench.systems.failures import SystemFailure as SystemFailure  # re-exported for adapters and tests
 from vocalbench.systems.failures import classify
@@ -108,16 +109,19 @@ class Collected:
         return float(self.audio.size) / self.sample_rate
 
 
-async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_timeout: float = 60.0) -> Collected:
+async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_timeout: float = 60.0,
+                  limits: ReplyLimits = ReplyLimits()) -> Collected:
     """Run one attempt of ``sample`` against ``system`` and time it on the client side.
 
     ``timeout`` bounds the whole attempt and ``stall_timeout`` the wait for each event, so a
-    silent server can never hang a run. Exceptions are classified, never swallowed: they come
-    back in ``Collected.error`` with their type and message.
+    silent server can never hang a run; ``limits`` bound the text and audio held (a reply over
+    them fails as ``reply_too_large``, read no further). Exceptions are classified, never
+    swallowed: they come back in ``Collected.error`` with their type and message.
     """
     clock = time.monotonic
     out = Collected()
     texts: list[str] = []
+    chars = samples = 0
     chunks: list[np.ndarray] = []
     arrivals: list[float] = []
     origin = "harness:stream-start"
@@ -140,6 +144,9 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
                     t0, origin = now, ev.origin
                 elif isinstance(ev, TextDelta):
                     if ev.text:
+                        chars += len(ev.text)
+                        if problem := limits.text_problem(chars):
+                            raise SystemFailure(TOO_LARGE, problem)
                         texts.append(ev.text)
                         if first_text is None:
                             first_text = now
@@ -154,6 +161,10 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
                         from vocalbench.audio import resample
 
                         x = resample(x, ev.sample_rate, out.sample_rate)
+                    samples += x.size
+                    if problem := limits.audio_problem(samples, out.sample_rate):
+                        chunks.clear()  # over the limit: none of it is kept
+                        raise SystemFailure(TOO_LARGE, problem)
                     chunks.append(x)
                     arrivals.append(now)
                     out.chunks += 1
@@ -161,6 +172,8 @@ async def collect(system: System, sample: Sample, timeout: float = 120.0, stall_
                         first_audio = now
                     last_chunk = now
                 elif isinstance(ev, Done):
+                    if ev.text and (problem := limits.text_problem(len(ev.text))):
+                        raise SystemFailure(TOO_LARGE, problem)
                     done_text = ev.text
                     break
                 elif isinstance(ev, Failure):

@@ -15,6 +15,7 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from vocalbench.limits import ERROR_BODY_BYTES
 from vocalbench.records import Sample
 from vocalbench.systems.base import (
     AudioChunk,
@@ -73,8 +74,8 @@ class HttpSystem:
             headers["Authorization"] = f"Bearer {self.api_key}"
         yield Sent("request-handed-to-client")
         async with self._session.post(self.url, data=body, headers=headers) as resp:
-            if resp.status != 200:
-                text = (await resp.text())[:300]
+            if resp.status != 200:  # at most ERROR_BODY_BYTES of the body are read
+                text = (await resp.content.read(ERROR_BODY_BYTES)).decode("utf-8", "replace")[:300]
                 raise SystemFailure(f"http_{resp.status}", text, retryable=resp.status == 429 or resp.status >= 500,
                                     retry_after=retry_after(resp.headers.get("Retry-After")))
             async for line in resp.content:
