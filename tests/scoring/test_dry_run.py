@@ -64,25 +64,26 @@ def test_local_judge_is_planned_per_question_without_a_server(shared, tmp_path, 
     run = tmp_path / "run"
     _import(shared, run)
     plan = _plan(capsys, run)  # the run's judge: local (the calibrated llama.cpp judge)
-    row = plan["subsets"]["safety"]
-    checks = len(rubrics.load("safety_en").checks)
-    assert plan["judge"].startswith("qwen2.5-1.5b+cal-") and row["verdicts"] == 400
-    assert row["requests"] == 400 * (1 + checks) and row["completion_tokens"] == row["requests"]  # one token each
+    assert plan["judge"].startswith("qwen2.5-1.5b+cal-")
+    safety = plan["subsets"]["safety"]  # the shipped rule weighs the graders alone: no model request
+    assert (safety["items"], safety["settled"], safety["verdicts"], safety["requests"]) == (400, 400, 0, 0)
 
 
 async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
+    from vocalbench.components.rubric import Evidence
+
     judge = PlanningJudge(resolve_evaluator("judge", "local", lazy=True))  # starts no server
     rubric = rubrics.load("single_round_en")
     v = await judge.evaluate(rubric, {"question": "What is a cat?", "reply": "A small feline."}, subset="single_round",
                              sample_id="q1")
     row = judge.rows["single_round"]
-    assert v.value == rubric.hi and (row.verdicts, row.requests) == (1, 1 + len(rubric.checks))
-    # a family whose shipped rule weighs no check: a run asks its main question only, and so does the plan
+    assert v.value == rubric.hi and (row.verdicts, row.requests) == (1, 1)  # the main question, no checks
+    # an item the family's grader settles costs no request, in the plan as in a run
     binary = rubrics.load("reasoning_binary_en")
-    assert judge.judge.calibration.rule(binary).checks_used(len(binary.checks)) == []
+    assert judge.judge.calibration.rule(binary).settle
     await judge.evaluate(binary, {"question": "2+2?", "reference": "4", "reply": "four"}, subset="reasoning",
-                         sample_id="q2")
-    assert judge.rows["reasoning"].requests == 1
+                         sample_id="q2", evidence=Evidence("answers@1", 1.0, {}, "4 = 4"))
+    assert (judge.rows["reasoning"].requests, judge.rows["reasoning"].settled) == (0, 1)
 
 
 def test_token_estimate_and_price():

@@ -65,7 +65,7 @@ class JudgePlan:
     def total(self) -> SubsetPlan:
         out = SubsetPlan("total")
         for s in self.subsets:
-            for k in ("items", "verdicts", "cached", "requests", "prompt_tokens", "completion_tokens",
+            for k in ("items", "verdicts", "cached", "settled", "requests", "prompt_tokens", "completion_tokens",
                       "assumed_replies"):
                 setattr(out, k, getattr(out, k) + getattr(s, k))
         return out
@@ -81,11 +81,11 @@ class JudgePlan:
         return out
 
     def table(self, price: tuple[float, float] | None = None) -> str:
-        head = ["subset", "items", "verdicts", "cached", "requests", "prompt tok", "completion tok"]
+        head = ["subset", "items", "by rule", "verdicts", "cached", "requests", "prompt tok", "completion tok"]
         head += ["est. cost"] if price else []
         rows = [head]
         for r in [*self.subsets, self.total()]:
-            row = [r.subset, *(f"{getattr(r, k):,}" for k in ("items", "verdicts", "cached", "requests",
+            row = [r.subset, *(f"{getattr(r, k):,}" for k in ("items", "settled", "verdicts", "cached", "requests",
                                                                  "prompt_tokens", "completion_tokens"))]
             rows.append(row + ([f"{cost(r, price):.4f}"] if price else []))
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
