@@ -55,8 +55,9 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
         else:
             tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, p)
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
     return p
 
 

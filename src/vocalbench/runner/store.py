@@ -21,6 +21,7 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Self, cast
 
@@ -114,8 +115,9 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
+    @cached_property
     def audio_dir(self) -> Path:
+        """RUN/audio, created on first use."""
         d = self.run_dir / "audio"
         d.mkdir(exist_ok=True)
         return d
