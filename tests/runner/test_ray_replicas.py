@@ -59,9 +59,10 @@ async def _run_and_kill(store: RunStore, items: list[Sample], cfg: RunConfig, ex
     async def killer() -> None:
         while len(store.done_reply_keys()) < after:
             await asyncio.sleep(0.02)
-        pid = (await executor.pool.placements())[0]["pid"]
-        os.kill(pid, signal.SIGKILL)
-        killed["pid"] = pid
+        where = await executor.pool.placements()
+        killed["ips"] = {w["ip"] for w in where}
+        os.kill(where[0]["pid"], signal.SIGKILL)
+        killed["pid"] = where[0]["pid"]
 
     task = asyncio.create_task(killer())
     res = await generate(store, items, cfg, executor, progress=False)
@@ -89,6 +90,7 @@ def test_a_killed_replica_is_replaced_and_nothing_is_lost(tmp_path, monkeypatch)
         replies = store.replies()
     res = out["result"]
     assert out.get("pid"), "the kill must land mid-run"
+    assert out["ips"] == {"127.0.0.1"}  # Ray on loopback only (OFFLINE.md)
     assert executor.replaced >= 1
     assert (res.succeeded, res.failed, res.retries) == (n, 0, 0)  # resent by the pool, not retried
     assert sorted(k[1] for k in replies) == [s.id for s in items]  # each sample once

@@ -10,7 +10,8 @@ and the store's one row per sample means nothing is written twice.
 
 Ray start follows OFFLINE.md: ``RAY_USAGE_STATS_ENABLED=0``, ``RAY_AUTH_MODE=disabled``, ``HOME``
 pointing at a folder holding ``ray_bootstrap_config.yaml`` with ``provider: {type: local}``,
-``_node_ip_address="127.0.0.1"``, no dashboard, and ``VOCALBENCH_CACHE`` set explicitly so model
+``_node_ip_address="127.0.0.1"`` with Ray's single-node mode on (else Ray 2.60 swaps it for the
+address of the default route), no dashboard, and ``VOCALBENCH_CACHE`` set explicitly so model
 caches stay outside that HOME.
 """
 
@@ -32,6 +33,8 @@ from vocalbench.systems.options import SystemOptions
 log = logging.getLogger(__name__)
 
 _SAVED_ENV: dict[str, str | None] = {}
+_SAVED_CLUSTER_MODE: dict[str, bool] = {}
+SINGLE_NODE = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"  # "0": Ray's single-node mode, loopback only
 RESENDS = 2  # times one call is sent again after the replica holding it died
 
 
@@ -58,7 +61,7 @@ def start_ray(address: str | None = None, num_cpus: float | None = None) -> bool
 
     if ray.is_initialized():
         return False
-    env = ray_env()
+    env = ray_env() if address else {**ray_env(), SINGLE_NODE: "0"}
     for k, v in env.items():
         _SAVED_ENV.setdefault(k, os.environ.get(k))
         os.environ[k] = v
@@ -68,9 +71,23 @@ def start_ray(address: str | None = None, num_cpus: float | None = None) -> bool
     if address:
         ray.init(address=address, **kwargs)
     else:
+        _single_node(True)
         cpus = max(2, os.cpu_count() or 2, int(-(-(num_cpus or 0) // 1)))
         ray.init(_node_ip_address="127.0.0.1", num_cpus=cpus, **kwargs)
     return True
+
+
+def _single_node(on: bool) -> None:
+    """Ray 2.60 swaps a loopback ``_node_ip_address`` for the address of the default route (and
+    every Ray process then listens there) unless its single-node mode is on, which it reads from
+    ``SINGLE_NODE`` once, at import: set here for this process too, and undone by :func:`stop_ray`."""
+    from ray._private import ray_constants
+
+    if on:
+        _SAVED_CLUSTER_MODE.setdefault("on", ray_constants.ENABLE_RAY_CLUSTER)
+        ray_constants.ENABLE_RAY_CLUSTER = False
+    elif "on" in _SAVED_CLUSTER_MODE:
+        ray_constants.ENABLE_RAY_CLUSTER = _SAVED_CLUSTER_MODE.pop("on")
 
 
 def stop_ray() -> None:
@@ -79,6 +96,7 @@ def stop_ray() -> None:
 
     if ray.is_initialized():
         ray.shutdown()
+    _single_node(False)
     for k, v in _SAVED_ENV.items():
         if v is None:
             os.environ.pop(k, None)
@@ -105,10 +123,10 @@ class Resources:
 
 
 def placement() -> dict[str, Any]:
-    """Where the calling actor runs: its worker's pid and Ray node id."""
+    """Where the calling actor runs: its worker's pid, Ray node id and node address."""
     import ray
 
-    return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
+    return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id(), "ip": ray.util.get_node_ip_address()}
 
 
 @dataclass
