@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -151,11 +152,13 @@ def write(path: str | Path, samples: np.ndarray, sample_rate: int, subtype: str 
 
 
 def to_wav_bytes(samples: np.ndarray, sample_rate: int) -> bytes:
-    import soundfile as sf
-
-    buf = io.BytesIO()
-    sf.write(buf, np.clip(np.asarray(samples, dtype=np.float32), -1, 1), sample_rate, subtype="PCM_16", format="WAV")
-    return buf.getvalue()
+    """Mono 16-bit PCM WAV bytes, the same bytes libsndfile writes (floor of x * 32768, clipped),
+    encoded with numpy alone: no codec round trip per reply."""
+    x = np.clip(np.asarray(samples, dtype=np.float32).reshape(-1), -1.0, 1.0) * np.float32(32768.0)
+    pcm = np.clip(np.floor(x), -32768, 32767).astype("<i2").tobytes()
+    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, 1, 1,
+                         sample_rate, sample_rate * 2, 2, 16, b"data", len(pcm))
+    return header + pcm
 
 
 def from_wav_bytes(data: bytes, name: str = "<bytes>") -> tuple[np.ndarray, int]:

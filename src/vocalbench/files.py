@@ -60,8 +60,9 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
         if not _write_unnamed(p.parent, tmp, data):
             tmp.write_bytes(data)
         os.replace(tmp, p)
-    finally:
+    except BaseException:
         tmp.unlink(missing_ok=True)
+        raise
     return p
 
 

@@ -14,6 +14,7 @@ from vocalbench.config import RunConfig
 
 if TYPE_CHECKING:
     from vocalbench.runner.folder import RunFolder
+    from vocalbench.runner.ray_executor import Resources
 
 
 def _default(field: str) -> object:
@@ -43,6 +44,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="samples in flight while the latency items (single_round) are timed (default 1)")
     p.add_argument("--executor", choices=("local", "ray"), default=None, help=f"where system calls run (default {_default('executor')})")
     p.add_argument("--ray-address", default=None, help="existing Ray cluster (default: a local Ray on 127.0.0.1)")
+    p.add_argument("--replicas", type=_positive, default=None,
+                   help="with --executor ray: system replicas (actors), each taking --concurrency (default 1)")
+    p.add_argument("--ray-num-cpus", type=float, default=None, help="with --executor ray: CPUs per replica (default 1)")
+    p.add_argument("--ray-num-gpus", type=float, default=None, help="with --executor ray: GPUs per replica (default 0)")
     p.add_argument("--protocol", choices=("v2", "v1"), default=None, help=f"scoring protocol (default {_default('protocol')})")
     p.add_argument("--max-reply-tokens", type=int, default=None,
                    help="reply token cap sent to the system (default: 64 for the local cascades offline/cascade:, "
@@ -170,6 +175,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
                 warmup=False if args.no_warmup else None, quiet=args.quiet or None)
         except ValidationError as exc:
             raise CliError(validation_message(exc, FLAG_NAMES)) from None
+        check_ray_flags(args, cfg.executor)
         folder = out / lg if lang == "both" else out
         if args.repeats == 1:
             jobs.append(Job(cfg, folder, args.system, out))
@@ -195,6 +201,29 @@ def samples_of(job: Job, folder: RunFolder) -> list[Any]:
         return folder.samples(cfg.data, cfg.lang, cfg.subsets, cfg.limit)
     except (DataError, ValueError, FileNotFoundError) as exc:
         raise CliError(str(exc)) from None
+
+
+def ray_resources(args: argparse.Namespace) -> Resources:
+    """The replicas and per-replica resources of ``--replicas``/``--ray-num-cpus``/``--ray-num-gpus``."""
+    from vocalbench.errors import CliError
+    from vocalbench.runner.ray_executor import Resources
+
+    given = {k: v for k, v in {"replicas": args.replicas, "num_cpus": args.ray_num_cpus,
+                               "num_gpus": args.ray_num_gpus}.items() if v is not None}
+    try:
+        return Resources(**given)
+    except ValueError as exc:
+        raise CliError(f"--replicas/--ray-num-cpus/--ray-num-gpus: {exc}") from None
+
+
+def check_ray_flags(args: argparse.Namespace, executor: str) -> None:
+    """Replica and resource flags mean something only with ``--executor ray``."""
+    from vocalbench.errors import CliError
+
+    given = [f for f, v in (("--replicas", args.replicas), ("--ray-num-cpus", args.ray_num_cpus),
+                            ("--ray-num-gpus", args.ray_num_gpus)) if v is not None]
+    if given and executor != "ray":
+        raise CliError(f"{', '.join(given)} need --executor ray")
 
 
 def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
@@ -223,7 +252,7 @@ def generate_job(job: Job, args: argparse.Namespace, folder: RunFolder) -> int:
         if cfg.executor == "ray":
             from vocalbench.runner.ray_executor import RayExecutor
 
-            executor: Any = RayExecutor(job.spec, options, cfg)
+            executor: Any = RayExecutor(job.spec, options, cfg, ray_resources(args))
         else:
             executor = LocalExecutor(resolve(job.spec, options), cfg)
     except (ValueError, FileNotFoundError, ImportError) as exc:

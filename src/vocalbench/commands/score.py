@@ -1,4 +1,5 @@
-"""``vocalbench score RUN [--judge SPEC] [--subsets LIST] [--protocol v2|v1] [--quiet] [--dry-run]``.
+"""``vocalbench score RUN [--judge SPEC] [--subsets LIST] [--protocol v2|v1] [--quiet] [--dry-run]
+[--executor ray [--ray-address ADDR] [--evaluator-replicas asr=2,...] [--evaluator-gpus asr=0.5,...]]``.
 
 (Re)scores a run folder; only missing work is done. ``--judge`` / ``--protocol`` update the run's
 ``config.json`` (the summary always uses the current config's evaluators); ``--subsets`` limits
@@ -9,6 +10,7 @@ make and changes nothing (not even ``config.json``).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
 from vocalbench.commands import dry_run
 
@@ -25,12 +27,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--mos", default=None, help="MOS SPEC")
     p.add_argument("--emotion", default=None, help="emotion classifier SPEC")
     p.add_argument("--judge-concurrency", type=int, default=None, help="parallel judge calls per endpoint")
+    p.add_argument("--executor", choices=("local", "ray"), default="local",
+                   help="where the model evaluators run: here, or on Ray actor pools (default local)")
+    p.add_argument("--ray-address", default=None, help="existing Ray cluster (default: a local Ray on 127.0.0.1)")
+    p.add_argument("--evaluator-replicas", default=None, metavar="KIND=N,...",
+                   help="with --executor ray: replicas per evaluator, e.g. asr=2,mos=1,emotion=1,judge=1 (default 1)")
+    p.add_argument("--evaluator-gpus", default=None, metavar="KIND=G,...",
+                   help="with --executor ray: GPUs per replica, e.g. asr=0.5,mos=0.25 (default 0; 1 CPU each)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or table")
     dry_run.add_arguments(p)
 
 
 FLAGS = {**{k: f"--{k.replace('_', '-')}" for k in ("judge", "protocol", "asr", "mos", "emotion", "judge_concurrency")},
          "judge_fit": "--fit"}
+
+
+def ray_plan(args: argparse.Namespace) -> dict[str, Any]:
+    """The evaluator pools' replicas and resources from the flags (a one-line error when malformed)."""
+    from vocalbench.errors import CliError
+    from vocalbench.scoring.ray_pools import evaluator_resources
+
+    try:
+        return dict(evaluator_resources(args.evaluator_replicas, args.evaluator_gpus))
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+
+
+def check_local(args: argparse.Namespace) -> None:
+    """The Ray flags mean something only with ``--executor ray``."""
+    from vocalbench.errors import CliError
+
+    given = [f for f, v in (("--ray-address", args.ray_address), ("--evaluator-replicas", args.evaluator_replicas),
+                            ("--evaluator-gpus", args.evaluator_gpus)) if v is not None]
+    if given:
+        raise CliError(f"{', '.join(given)} need --executor ray")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -42,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
+    if args.executor != "ray":
+        check_local(args)
     with RunFolder(args.run, write=not args.dry_run) as folder:  # a dry run writes nothing: no lock
         try:
             cfg = folder.config()
@@ -68,7 +100,13 @@ def run(args: argparse.Namespace) -> int:
             dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
             return 0
         try:
-            summary = score_run_sync(folder, cfg, subsets=subsets, progress=not args.quiet)
+            if args.executor == "ray":
+                from vocalbench.scoring.ray_pools import score_on_ray
+
+                summary = score_on_ray(folder, cfg, ray_plan(args), address=args.ray_address, subsets=subsets,
+                                       progress=not args.quiet)
+            else:
+                summary = score_run_sync(folder, cfg, subsets=subsets, progress=not args.quiet)
         except ValueError as exc:
             raise CliError(str(exc)) from exc
     if not args.quiet:

@@ -43,9 +43,11 @@ class SystemStartError(RuntimeError):
 
 
 class Executor(Protocol):
-    """Where attempts run: in this loop (local) or in Ray actors; results come back here."""
+    """Where attempts run: in this loop (local) or in Ray actors; results come back here.
+    ``slots``: replicas of the system, each taking the run's concurrency."""
 
     resource: str
+    slots: int
 
     async def start(self) -> None: ...
 
@@ -63,6 +65,7 @@ class LocalExecutor:
         self.system = system
         self.cfg = cfg
         self.resource = system.resource
+        self.slots = 1
 
     async def start(self) -> None:
         await self.system.start()
@@ -106,8 +109,8 @@ def reply_from(collected: Collected, sample: Sample, attempts: int, store: RunSt
     """Turn an attempt's outcome into a saved Reply, writing its audio under the run folder."""
     audio_ref = None
     if collected.error is None and collected.audio is not None and collected.sample_rate:
-        path = write_wav(audio_path(store, sample), collected.audio, collected.sample_rate)
-        audio_ref = AudioRef(path=str(path.resolve()), sample_rate=collected.sample_rate,
+        path = write_wav(audio_path(store, sample), collected.audio, collected.sample_rate)  # resolved
+        audio_ref = AudioRef(path=str(path), sample_rate=collected.sample_rate,
                              duration=collected.audio_duration)
     extra: dict[str, Any] = {}
     if collected.chunks:
@@ -207,24 +210,30 @@ async def generate(
     bars = Bars(enabled=progress and not cfg.quiet and len(todo) > 0)
     bar = Bar()
 
+    width = executor.slots  # replicas: each takes the configured concurrency
+
     async def attempt(sample: Sample) -> Collected:
-        async with concurrency(executor.resource, cfg.concurrency):
+        async with concurrency(executor.resource, cfg.concurrency * width):
             return await executor.attempt(sample)
 
     def on_retry(n: int, c: Collected) -> None:
         res.retries += 1
         log.info("attempt %d failed (%s), retrying", n, c.error.type if c.error else "?")
 
-    async def answer(sample: Sample) -> None:
+    async def answer(sample: Sample, pending: asyncio.Future[Reply] | None) -> asyncio.Future[Reply]:
+        """Attempt ``sample``, then hand its reply to the store (after this worker's previous write)."""
         nonlocal finished, failed
         c, n = await with_retries(lambda: attempt(sample), policy, rng, on_retry)
-        # encoding + file + SQLite writes release the GIL: off the loop, so other streams' timestamps stay exact
-        reply = await asyncio.to_thread(persist, c, sample, n, store)
+        if pending is not None:
+            await pending  # at most one write in flight per worker
+        # encoding + file + SQLite writes release the GIL: off the loop, so other streams' timestamps
+        # stay exact, and overlapped with this worker's next attempt
+        write = asyncio.ensure_future(asyncio.to_thread(persist, c, sample, n, store))
         finished += 1
-        if reply.error is not None:
+        if c.error is not None:
             failed += 1
             res.failed += 1
-            res.errors[reply.error.type] = res.errors.get(reply.error.type, 0) + 1
+            res.errors[c.error.type] = res.errors.get(c.error.type, 0) + 1
         else:
             res.succeeded += 1
         bar.advance(1, note=f"{failed} failed")
@@ -235,6 +244,7 @@ async def generate(
                 f"errors: {res.errors}). Finished replies are saved in {store.run_dir}; fix the system "
                 "and re-run the same command to resume."
             )
+        return write
 
     async def run_all(items: list[Sample], workers: int) -> None:
         queue: asyncio.Queue[Sample] = asyncio.Queue()
@@ -242,12 +252,17 @@ async def generate(
             queue.put_nowait(s)
 
         async def worker() -> None:
-            while not abort:
-                try:
-                    s = queue.get_nowait()
-                except asyncio.QueueEmpty:
-                    return
-                await answer(s)
+            pending: asyncio.Future[Reply] | None = None
+            try:
+                while not abort:
+                    try:
+                        s = queue.get_nowait()
+                    except asyncio.QueueEmpty:
+                        break
+                    pending = await answer(s, pending)
+            finally:
+                if pending is not None:
+                    await pending
 
         async with asyncio.TaskGroup() as tg:
             for _ in range(min(workers, len(items))):
@@ -261,12 +276,12 @@ async def generate(
         with bars:
             bar = bars.task("generate", len(todo), note="0 failed")
             if todo and cfg.warmup:
-                res.warmup = await _warmup(executor, todo[0], max(cfg.concurrency, cfg.latency_concurrency))
+                res.warmup = await _warmup(executor, todo[0], max(cfg.concurrency, cfg.latency_concurrency) * width)
                 store.set_meta("warmup", res.warmup)
             gc.collect()
             gc.freeze()  # start-up objects leave the collector's scans: no long GC pause inside a timed reply
-            await run_all(timed, cfg.latency_concurrency)
-            await run_all(first, cfg.concurrency)
+            await run_all(timed, cfg.latency_concurrency * width)
+            await run_all(first, cfg.concurrency * width)
             if clean and not abort:
                 indexes = {src: reply_index(store, src) for src in set(reusers.values())}
                 rest = []
@@ -278,7 +293,7 @@ async def generate(
                         store.put_reply(r)
                         res.reused += 1
                         bar.advance(1, note=f"{failed} failed")
-                await run_all(rest, cfg.concurrency)
+                await run_all(rest, cfg.concurrency * width)
     finally:
         await executor.close()
         res.seconds = time.monotonic() - t_start

@@ -22,6 +22,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Self, cast
 
@@ -125,8 +126,9 @@ class RunStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    @property
+    @cached_property
     def audio_dir(self) -> Path:
+        """RUN/audio, created on first use."""
         d = self.run_dir / "audio"
         d.mkdir(exist_ok=True)
         return d

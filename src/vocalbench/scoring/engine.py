@@ -64,14 +64,22 @@ def evaluator_key(scorer: ItemScorer, judge_id: str | None, components: dict[str
 
 
 # -- evaluators --------------------------------------------------------------------------------
-class _Components:
-    """Resolves ASR / MOS / emotion components on first use; records what was used."""
+class Components:
+    """Resolves ASR / MOS / emotion components on first use and runs their calls in this process
+    (one at a time per component); records what was used. ``scoring/ray_pools.py`` runs the
+    same calls on Ray actor pools instead."""
 
     def __init__(self, cfg: RunConfig) -> None:
         self.cfg = cfg
         self._resolved: dict[str, Any] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.used: dict[str, str] = {}
+        self.workers = cfg.concurrency  # items scored at once by the non-judge scorers
+        self.judge_slots = 1  # judge replicas, each taking --judge-concurrency calls
+
+    def resolve_judge(self, cfg: RunConfig) -> Judge:
+        """The judge of ``cfg.judge``, in this process."""
+        return resolve_judge(cfg)
 
     def spec(self, kind: str) -> str:
         return str(getattr(self.cfg, kind))
@@ -102,13 +110,17 @@ class _Components:
 
         if reply.audio is None:
             raise ComponentUnavailable("no_reply_audio", f"{reply.subset}/{reply.sample_id}: the reply has no audio")
-        comp = self.get(kind)
-        async with self.lock(kind):  # one model call at a time per component (CPU-bound)
-            out = (await asyncio.to_thread(call, comp, reply.audio.path))[0]
+        out = await self.run(kind, call, reply.audio.path)
         if isinstance(out, ComponentError):
             raise ComponentUnavailable(f"{kind}_failed:{out.reason}",
                                        f"{reply.subset}/{reply.sample_id}: {kind} failed on {out.file}: {out.message}")
         return out
+
+    async def run(self, kind: str, call: Callable[[Any, str], list[Any]], path: str) -> Any:
+        """``call(component, path)[0]`` on the ``kind`` component."""
+        comp = self.get(kind)
+        async with self.lock(kind):  # one model call at a time per component (CPU-bound)
+            return (await asyncio.to_thread(call, comp, path))[0]
 
     async def transcribe(self, reply: Reply, lang: str | None) -> str:
         if reply.asr_text is not None:  # a transcript imported with the outputs (json_asr)
@@ -145,20 +157,22 @@ class LimitedJudge:
     """The run's judge: resolved on first use (a fully scored run never starts a judge server),
     behind a per-endpoint concurrency limit; the judge books every call in the run store's ledger."""
 
-    def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Judge | None = None) -> None:
+    def __init__(self, cfg: RunConfig, judge_id: str, store: RunStore, judge: Judge | None = None,
+                 resolve: Callable[[RunConfig], Judge] | None = None, slots: int = 1) -> None:
         self.cfg = cfg
         self.id = judge_id
         self._judge = judge
+        self._resolve = resolve or resolve_judge
         self._store = store
         self._resolve_lock = asyncio.Lock()
-        self._sem = limiter(f"judge:{judge_id}", cfg.judge_concurrency)
+        self._sem = limiter(f"judge:{judge_id}", cfg.judge_concurrency * slots)
         self.calls = 0
 
     async def _get(self) -> Judge:
         if self._judge is None:
             async with self._resolve_lock:
                 if self._judge is None:
-                    self._judge = await asyncio.to_thread(_resolve_judge, self.cfg)
+                    self._judge = await asyncio.to_thread(self._resolve, self.cfg)
                     if str(self._judge.id) != self.id:
                         log.warning("judge %s now resolves to %s; its scores stay under %s",
                                     self.cfg.judge, self._judge.id, self.id)
@@ -178,15 +192,16 @@ class LimitedJudge:
         return verdict
 
 
-def _resolve_judge(cfg: RunConfig) -> Judge:
+def resolve_judge(cfg: RunConfig) -> Judge:
     """The judge component of ``cfg.judge``; errors are ``ComponentUnavailable``."""
     judge: Judge = resolve_evaluator("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency, on_call=_book,
                                      **judge_options(cfg))
     return judge
 
 
-def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Judge | None]:
-    """(judge id for evaluator keys, the resolved judge or None).
+def judge_identity(cfg: RunConfig, store: RunStore,
+                   resolve: Callable[[RunConfig], Judge] = resolve_judge) -> tuple[str, Judge | None]:
+    """(judge id for evaluator keys, the judge ``resolve`` gave or None).
 
     The id of a SPEC seen before is remembered in the store's meta, so re-scoring a finished run
     needs no judge at all; a new SPEC is resolved once to learn its id.
@@ -198,7 +213,7 @@ def judge_identity(cfg: RunConfig, store: RunStore) -> tuple[str, Judge | None]:
     if spec in known:
         return str(known[spec]), None
     try:
-        judge = _resolve_judge(cfg)
+        judge = resolve(cfg)
     except ComponentUnavailable as exc:
         log.warning("judge %s unavailable: %s", spec, exc)
         return f"unavailable:{spec}", None
@@ -330,11 +345,11 @@ class _Run:
     """One scoring pass over a run: subset by subset and, within a subset, page by page, so memory
     follows the page size rather than the size of the test set."""
 
-    def __init__(self, store: RunStore, cfg: RunConfig, to_score: set[str], bars: Bars) -> None:
+    def __init__(self, store: RunStore, cfg: RunConfig, to_score: set[str], bars: Bars, comps: Components) -> None:
         from vocalbench.data.official import audio_duration
 
         self.store, self.cfg, self.to_score, self.bars = store, cfg, to_score, bars
-        self.comps = _Components(cfg)
+        self.comps = comps
         self.ctx = ScoringContext(lang=cfg.lang, protocol=cfg.protocol, transcribe=self.comps.transcribe,
                                   mos=self.comps.mos, emotion=self.comps.emotion, audio_duration=audio_duration)
         self.judge_id = "none"
@@ -344,7 +359,8 @@ class _Run:
     def set_judge(self, judge_id: str, judge: Judge | None) -> None:
         self.judge_id = judge_id
         if judge_id != "none" and not judge_id.startswith("unavailable:"):
-            self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge)
+            self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge, self.comps.resolve_judge,
+                                      self.comps.judge_slots)
 
     async def stream(self, name: str, subset: str, scorer: ItemScorer, key: str, tally: Adds,
                      keep: dict[str, float] | None = None) -> bool:
@@ -353,7 +369,7 @@ class _Run:
         a dependent subset reads. Returns whether any item of the subset has scores."""
         score_now = name in self.to_score or (name == ACOUSTIC and subset in self.to_score)
         uses_judge = getattr(scorer, "uses_judge", False)
-        workers = self.cfg.judge_concurrency * 2 if uses_judge else self.cfg.concurrency
+        workers = self.cfg.judge_concurrency * 2 * self.comps.judge_slots if uses_judge else self.comps.workers
         bar: Bar | None = None
         seen, any_scores = 0, False
         for page in self.store.sample_pages(subset, PAGE):
@@ -397,18 +413,19 @@ def control_completeness(results: dict[str, SubsetResult], name: str) -> None:
 
 
 async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: list[str] | None = None,
-                    progress: bool = True) -> Summary:
+                    progress: bool = True, components: Components | None = None) -> Summary:
     """Score what is missing in the run folder (a held :class:`RunFolder` lends its store) and write
     ``summary.json``; returns the summary.
 
     ``subsets`` limits what is scored now; the summary covers every subset of the run that has
     scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
+    ``components`` runs the evaluators (default: in this process).
     """
     from vocalbench.scoring.subsets import scorer_for
 
     if not isinstance(folder, RunFolder):
         with RunFolder(folder) as held:
-            return await score_run(held, cfg, subsets=subsets, progress=progress)
+            return await score_run(held, cfg, subsets=subsets, progress=progress, components=components)
     started = time.monotonic()
     store = folder.store
     with Bars(progress and not cfg.quiet) as bars:
@@ -416,9 +433,9 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
         report = _selected(store, cfg, None) if subsets else sorted(to_score)
         report = [n for n in _processing_order(sorted(set(report) | to_score)) if n in set(report) | to_score]
         scorers = {name: scorer_for(name, cfg.lang, cfg.protocol) for name in report}
-        run = _Run(store, cfg, to_score, bars)
+        run = _Run(store, cfg, to_score, bars, components or Components(cfg))
         if any(getattr(sc, "uses_judge", False) for sc in scorers.values()):
-            run.set_judge(*judge_identity(cfg, store))
+            run.set_judge(*judge_identity(cfg, store, run.comps.resolve_judge))
 
         results: dict[str, SubsetResult] = {}
         deps: dict[str, dict[str, float]] = {}  # control subsets' main values (small ones, by design)
