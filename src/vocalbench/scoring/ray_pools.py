@@ -20,8 +20,8 @@ from typing import Any
 
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.components.rubric import Rubric, Verdict
-from vocalbench.config import RunConfig, is_off
+from vocalbench.components.rubric import Evidence, Rubric, Verdict
+from vocalbench.config import RunConfig, is_off, judge_options
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.ray_executor import ActorPool, Resources, placement, start_ray, stop_ray
 from vocalbench.scoring.base import Judge
@@ -109,19 +109,19 @@ class JudgeActor:
     async def start(self) -> dict[str, Any]:
         try:
             self.judge = resolve_evaluator("judge", self.cfg.judge.strip(), concurrency=self.cfg.judge_concurrency,
-                                           on_call=_collect)
+                                           on_call=_collect, **judge_options(self.cfg))
         except ComponentUnavailable as exc:
             return {**placement(), "unavailable": Unavailable(exc.reason, str(exc))}
         return {**placement(), "id": str(self.judge.id)}
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], subset: str,
-                       sample_id: str) -> tuple[Verdict, list[dict[str, Any]]]:
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> tuple[Verdict, list[dict[str, Any]]]:
         """The verdict and the judge's call records made for it."""
         assert self.judge is not None, "start() first"
         calls: list[dict[str, Any]] = []
         token = _CALLS.set(calls)
         try:
-            verdict = await self.judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id)
+            verdict = await self.judge.evaluate(rubric, fields, subset=subset, sample_id=sample_id, evidence=evidence)
         finally:
             _CALLS.reset(token)
         return verdict, calls
@@ -134,8 +134,9 @@ class PooledJudge:
     def __init__(self, pool: ActorPool, judge_id: str) -> None:
         self.pool, self.id = pool, judge_id
 
-    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str) -> Verdict:
-        verdict, calls = await self.pool.call("evaluate", rubric, fields, subset, sample_id)
+    async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                       evidence: Evidence | None = None) -> Verdict:
+        verdict, calls = await self.pool.call("evaluate", rubric, fields, subset, sample_id, evidence)
         for record in calls:
             _book(record)
         out: Verdict = verdict
