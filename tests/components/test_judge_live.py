@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import time
 
 import pytest
@@ -81,13 +80,15 @@ async def test_judge_tells_right_from_wrong(server, lang, tmp_path):
     assert good.error is None and bad.error is None
     assert good.value == 1.0 and bad.value == 0.0
 
-    # The same call again, through a client pointed at a port where nothing listens: the only
-    # way to answer is the cache, so a correct answer proves no HTTP request was made.
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]
-    offline = Judge(OpenAIChat(server.model_alias, f"http://127.0.0.1:{dead}/v1", key_env=()),
+    # The same call again through a client whose requests fail: the only way to answer is the cache
+    # (keyed by the endpoint, so the same base URL), so a correct answer proves no request was made.
+    offline = Judge(OpenAIChat(server.model_alias, server.base_url, key_env=()),
                     cache=ResultCache(tmp_path / "judge.sqlite"), max_attempts=1)
+
+    async def no_request(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the judge asked the endpoint although the verdict is cached")
+
+    offline.llm.chat = no_request  # type: ignore[method-assign]
     cached = await offline.evaluate(CORRECT, {"question": question, "reference": reference, "answer": right},
                                     subset="knowledge", sample_id=f"{lang}-1")
     assert cached.trace.cached and cached.value == good.value and cached.error is None
