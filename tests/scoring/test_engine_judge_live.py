@@ -1,6 +1,8 @@
 """End to end with the real local judge (llama.cpp server): the zh knowledge judge path.
 
-Four replies that do not contain the reference verbatim, so each needs the judge; a nonce in
+Four replies that do not contain the reference verbatim, so each needs the judge: the shipped
+rules-first judge decides them by its graders (no model call), the same model under the default
+rule (``--judge gguf:qwen2.5-1.5b``: its one-token answer alone) asks the real server; a nonce in
 the replies keeps the judge cache from answering for the server. Marked ``judge``; skipped when
 llama-cpp-python is not installed.
 """
@@ -42,22 +44,30 @@ def test_zh_knowledge_judge_scores_real_items(shared: Path, tmp_path: Path) -> N
     assert cli("score", str(run), "--judge", "local", "--quiet") == 0
     with RunStore(run) as store:
         scores = {(s.subset, s.sample_id): s for s in store.scores() if s.name == "main"}
-        [usage] = store.judge_usage().values()
+        assert not any(u["calls"] for u in store.judge_usage().values())  # the graders decided them all
     for r in rows:
         s = scores[(r["subset"], r["id"])]
         assert s.unscored is None and s.system_error is None, (r["id"], s.unscored)
         assert s.value in (0.0, 1.0) and s.details.get("rule") == "judge"
-        assert s.judge is not None and s.judge.raw and not s.judge.cached
-    assert usage["calls"] >= 4 and usage["cache_hits"] == 0 and usage["prompt_tokens"] > 0
+        assert s.judge is not None and json.loads(s.judge.raw)["evidence"]["grader"]
     first = summary(run)
     assert first["provenance"]["judge"].startswith("qwen2.5-1.5b+cal-")
     validity = first["provenance"]["judge_validity"]
-    # "rubric changed since the check" until the shipped check is redone for the restated rubrics
-    assert validity["families"]["knowledge_zh"]["status"] in ("validated", "below the bar",
-                                                              "rubric changed since the check")
+    assert validity["families"]["knowledge_zh"]["status"] == "validated"
     assert validity["same_model_as_system"] is False  # imported outputs: the system's model is unknown
     ck = first["subsets"]["chinese_knowledge"]
     assert ck["scored"] == 1000 and ck["system_errors"] == 998 and ck["unscored"] == 0
     # resumed: nothing is judged again
     assert cli("score", str(run), "--judge", "local", "--quiet") == 0
     assert meta(run, "last_score")["judge_calls"] == 0 and summary(run)["subsets"] == first["subsets"]
+
+    # the same model asked for every item (the default rule: its answer alone)
+    assert cli("score", str(run), "--judge", "gguf:qwen2.5-1.5b", "--quiet") == 0
+    with RunStore(run) as store:
+        scores = {(s.subset, s.sample_id): s for s in store.scores() if s.name == "main"}
+        usage = [u for judge, u in store.judge_usage().items() if "+unfitted@" in judge]
+    assert usage and usage[0]["calls"] >= 4 and usage[0]["cache_hits"] == 0 and usage[0]["prompt_tokens"] > 0
+    for r in rows:
+        s = scores[(r["subset"], r["id"])]
+        assert s.value in (0.0, 1.0) and s.judge is not None and "main" in json.loads(s.judge.raw)
+    assert summary(run)["provenance"]["judge_validity"]["families"]["knowledge_zh"]["status"] == "not checked"

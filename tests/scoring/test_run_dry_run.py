@@ -23,6 +23,7 @@ def test_run_dry_run_plans_replies_not_generated_yet(tmp_path, capsys):
     rows = plan["subsets"]
     assert "knowledge" not in rows  # matched by rules, no judge
     for name in ("safety", "single_round"):
-        assert rows[name]["items"] == rows[name]["assumed_replies"] == rows[name]["verdicts"] > 0
+        row = rows[name]  # every item planned: decided by rule (settled) or asked of the model (verdicts)
+        assert row["items"] == row["assumed_replies"] == row["verdicts"] + row["settled"] > 0
     assert rows["total"]["cost"] == pytest.approx((rows["total"]["prompt_tokens"] + rows["total"]["completion_tokens"]) / 1e6,
                                                   abs=1e-4)
