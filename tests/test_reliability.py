@@ -534,3 +534,27 @@ def subprocess_dead_pid() -> int:
     p = subprocess.Popen([sys.executable, "-c", "pass"])
     p.wait()
     return p.pid
+
+
+def test_a_closed_loops_leftover_client_is_not_reported_on_the_console(capsys):
+    """An HTTP client of an ended event loop, garbage-collected under a later one, makes asyncio
+    log "Task exception was never retrieved ... Event loop is closed": quiet unless -v."""
+    import logging
+
+    from vocalbench.cli import _configure_logging
+
+    def leftover() -> None:
+        try:
+            raise RuntimeError("Event loop is closed")
+        except RuntimeError:
+            logging.getLogger("asyncio").error("Task exception was never retrieved", exc_info=True)
+
+    _configure_logging(verbose=False)
+    leftover()
+    logging.getLogger("asyncio").error("a real asyncio error")
+    err = capsys.readouterr().err
+    assert "never retrieved" not in err and "a real asyncio error" in err
+    _configure_logging(verbose=True)
+    leftover()
+    assert "never retrieved" in capsys.readouterr().err
+    _configure_logging(verbose=False)

@@ -69,8 +69,18 @@ class _Quiet(logging.Filter):
         self.verbose = verbose
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return (self.verbose or record.levelno >= logging.ERROR or record.name == "vocalbench"
-                or record.name.startswith("vocalbench."))
+        if self.verbose:
+            return True
+        if _closed_loop_leftover(record):
+            return False
+        return record.levelno >= logging.ERROR or record.name == "vocalbench" or record.name.startswith("vocalbench.")
+
+
+def _closed_loop_leftover(record: logging.LogRecord) -> bool:
+    """asyncio's report of an HTTP client of an event loop that has ended, closed when it is
+    garbage-collected under a later loop ("Event loop is closed"): harmless, nothing to act on."""
+    exc = record.exc_info[1] if record.exc_info else None
+    return record.name == "asyncio" and isinstance(exc, RuntimeError) and str(exc) == "Event loop is closed"
 
 
 def _configure_logging(verbose: bool) -> None:
