@@ -68,7 +68,7 @@ def test_ray_scoring_gives_the_local_summary(tmp_path):
            cache=fresh_cache(tmp_path / "cb"))
     assert a.returncode == 0 and b.returncode == 0, b.stderr
     sa, sb = (json.loads((run / "summary.json").read_text()) for run in (local, on_ray))
-    assert without_timing(sa) == without_timing(sb)
+    assert without_timing(sa) == without_timing(sb), (sa["subsets"]["wer"], sb["subsets"]["wer"])
     assert sa["subsets"]["wer"]["scored"] == N and sa["subsets"]["utmos"]["extra"]["unscored_reasons"] == {
         "mos_not_configured": N}
 
