@@ -18,13 +18,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from make_replies import MODEL_NAMES  # noqa: E402  (a sibling script)
+from make_pool import RecordingJudge  # noqa: E402  (sibling scripts)
+from make_replies import MODEL_NAMES  # noqa: E402
 
 from vocalbench.components.calibrated_judge import family_of
 from vocalbench.data import load_samples
 from vocalbench.records import Reply, Sample
 from vocalbench.scoring import rubrics
-from vocalbench.scoring.base import ScoringContext, Verdict
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets import scorer_for
 
 SOURCES = {"llama-omni": "llama-omni (official VocalBench outputs)",
@@ -37,20 +38,6 @@ def _reply_by(source: str) -> str:
     if system in MODEL_NAMES:
         return MODEL_NAMES[system] + ("" if variant in ("", "cascade") else f", deliberately {variant} variant")
     return SOURCES[system]
-
-
-class RecordingJudge:
-    """A judge that answers nothing and remembers every (rubric, fields) it was asked."""
-
-    id = "recorder@local"
-
-    def __init__(self) -> None:
-        self.calls: list[tuple[str, dict[str, str]]] = []
-
-    async def evaluate(self, rubric: Any, fields: dict[str, str], *, subset: str, sample_id: str,
-                       evidence: Any = None) -> Verdict:
-        self.calls.append((rubric.id, dict(fields)))
-        return Verdict(None, error="recorded")
 
 
 async def judge_calls(sample: Sample, text: str) -> list[tuple[str, dict[str, str]]]:
