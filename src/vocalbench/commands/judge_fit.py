@@ -37,13 +37,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def answers_file(model: str, given: str | None) -> Path:
     """Where the answers asked now are appended (and read back from on the next fit or check)."""
-    import re
-
     from vocalbench.config import cache_dir
+    from vocalbench.scoring.judge_check import file_slug
 
     if given:
         return Path(given)
-    return cache_dir() / "judge_answers" / f"{re.sub(r'[^A-Za-z0-9._+-]+', '_', model)[:120]}.jsonl"
+    return cache_dir() / "judge_answers" / f"{file_slug(model)}.jsonl"
 
 
 def recorded(model: str, given: list[str], collect: Path) -> dict[str, dict[str, Any]]:

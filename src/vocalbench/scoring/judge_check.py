@@ -294,7 +294,8 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
 
 
 # -- where checks are kept, and what a run is told ----------------------------------------------
-def _slug(judge_id: str) -> str:
+def file_slug(judge_id: str) -> str:
+    """A judge or model id as a file name."""
     return re.sub(r"[^A-Za-z0-9._+-]+", "_", judge_id)[:120]
 
 
@@ -309,7 +310,7 @@ def save_check(report: dict[str, Any]) -> Path:
     same split, so checking one rubric does not forget the others)."""
     d = checks_dir()
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{_slug(report['judge'])}.{report['split']}.json"
+    path = d / f"{file_slug(report['judge'])}.{report['split']}.json"
     merged = dict(report)
     if path.exists():
         try:
@@ -325,7 +326,7 @@ def save_check(report: dict[str, Any]) -> Path:
 def latest_check(judge_id: str) -> dict[str, Any] | None:
     """The latest test-split check of this judge: the cache's, else the one shipped for the local
     judge (components/calibration/local_check.json)."""
-    path = checks_dir() / f"{_slug(judge_id)}.test.json"
+    path = checks_dir() / f"{file_slug(judge_id)}.test.json"
     if path.exists():
         try:
             return dict(json.loads(path.read_text(encoding="utf-8")))
