@@ -1,6 +1,7 @@
 """Files the tool writes: one atomic-write helper, the check that a path stays inside its root,
-the safe character set of ids that become file names, folders written whole, and whether the
-process a lock or state file names still runs (imports only vocalbench.errors).
+the safe character set of ids that become file names, folders written whole, SQLite databases
+made whole, and whether the process a lock or state file names still runs (imports only
+vocalbench.errors).
 
 Every file the tool rewrites (config.json, summary.json, reports, judge checks) goes through
 :func:`write_atomic`: written beside its target and renamed over it, so a killed process leaves
@@ -13,6 +14,7 @@ import json
 import os
 import re
 import shutil
+import sqlite3
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,6 +114,26 @@ def written_folder(path: str | Path) -> Iterator[Path]:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         shutil.rmtree(old, ignore_errors=True)
+
+
+def create_database(path: Path, schema: str) -> None:
+    """Make the SQLite database ``path`` with ``schema`` in WAL mode, beside it, and link it into
+    place; one another process made first is kept. No reader opens it without its tables, and no
+    two first openers race to switch its journal mode: SQLite answers that race with "database is
+    locked" at once, whatever the busy timeout (a lost ASR result under two Ray replicas, issue 29)."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.init")
+    db = sqlite3.connect(str(tmp))
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(schema)
+    finally:
+        db.close()
+    try:
+        os.link(tmp, path)
+    except FileExistsError:
+        pass
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def write_json(path: str | Path, body: Any) -> Path:

@@ -24,6 +24,7 @@ from vocalbench.components.base import (
     EmotionClassifier,
     Transcript,
 )
+from vocalbench.files import create_database
 from vocalbench.redact import redact
 
 _SCHEMA = """
@@ -48,6 +49,8 @@ class ResultCache:
             path = cache_dir() / "results.sqlite"
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():  # made whole in WAL mode: replicas opening it at once do not race
+            create_database(self.path, _SCHEMA)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, timeout=30.0)
         self._db.execute("PRAGMA journal_mode=WAL")

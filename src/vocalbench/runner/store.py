@@ -17,7 +17,6 @@ id for judge-based scores, so scores of an earlier judge stay beside those of a 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Sequence
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any, Self, cast
 
 from vocalbench.errors import DISK_FULL_HINT, InputError
+from vocalbench.files import create_database
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.redact import redact
 
@@ -69,24 +69,6 @@ def _marks(values: Sequence[object]) -> str:
     return ", ".join("?" * len(values))
 
 
-def _create(path: Path) -> None:
-    """Create the store with its tables beside ``path`` and link it into place, so that no reader
-    (another process watching the run) ever opens a store without its tables; a store another
-    process created first is kept."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.init")
-    db = sqlite3.connect(str(tmp))
-    try:
-        db.executescript(SCHEMA)
-    finally:
-        db.close()
-    try:
-        os.link(tmp, path)
-    except FileExistsError:
-        pass
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 class RunStore:
     """Thread-safe access to one run's SQLite store."""
 
@@ -98,7 +80,7 @@ class RunStore:
         if self.path.exists() and not self.path.is_file():
             raise StoreError(f"{self.path}: not a file")
         if not self.path.exists():
-            _create(self.path)
+            create_database(self.path, SCHEMA)
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
         try:
             self._db.execute("PRAGMA busy_timeout=30000")
