@@ -35,6 +35,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig, is_off, judge_options
+from vocalbench.errors import CliError
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.folder import RunFolder
@@ -250,6 +251,21 @@ def _bulk_read() -> Iterator[None]:
             gc.enable()
 
 
+class ScoringIncomplete(CliError):
+    """Scoring that would count fewer items than the run holds: stopped before summary.json is
+    written (a silently smaller n is the worst thing a benchmark can report)."""
+
+
+def check_counts(rows: dict[str, SubsetResult], subset: str, items: int) -> None:
+    """Every row computed over ``subset`` counts each of its ``items`` items once (scored,
+    unscored with a reason, or a system error); :class:`ScoringIncomplete` otherwise."""
+    short = {name: row.n for name, row in rows.items() if row.n != items}
+    if short:
+        raise ScoringIncomplete(f"{subset}: the summary would count "
+                                + ", ".join(f"{name} over {n} items" for name, n in short.items())
+                                + f" where the run holds {items}; summary.json not written (re-run the same command)")
+
+
 def _error_score(sample: Sample, scorer: ItemScorer, exc: BaseException) -> Score:
     return Score(subset=sample.subset, sample_id=sample.id, name="main", value=None,
                  unscored=f"scorer_error:{type(exc).__name__}", scorer=scorer_ref(scorer),
@@ -292,6 +308,10 @@ async def _score_items(scorer: ItemScorer, key: str, todo: list[Sample], replies
             advance(1)
 
     await asyncio.gather(*(worker() for _ in range(max(1, min(workers, len(todo))))))
+    lost = [s.id for s in todo if not existing.get(s.id)]
+    if lost:
+        raise ScoringIncomplete(f"{key}: {len(lost)} of {len(todo)} items came back without scores "
+                                f"({', '.join(lost[:5])}); summary.json not written (re-run the same command)")
 
 
 def _imported_transcripts(store: RunStore, subsets: list[str], protocol: str) -> int:
@@ -452,6 +472,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
             if keep is not None:
                 deps[name] = keep
             results[name] = tally.result(deps)
+            check_counts({name: results[name]}, name, store.count_samples(name))
             control_completeness(results, name)
             if name in timed:
                 results.update(await _acoustic_and_latency(run, name))
@@ -478,6 +499,7 @@ async def _acoustic_and_latency(run: _Run, subset: str) -> dict[str, SubsetResul
         tally = ac.tally()
         if await run.stream(ACOUSTIC, subset, ac, key, tally):
             out.update(tally.results())
+            check_counts(out, subset, run.store.count_samples(subset))
     if _optional("vocalbench.scoring.subsets.latency"):
         from vocalbench.scoring.subsets.latency import LatencyTally
 

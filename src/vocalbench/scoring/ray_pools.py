@@ -73,7 +73,10 @@ class EvaluatorActor:
         return {**placement(), "id": str(getattr(self.component, "id", self.spec))}
 
     def run(self, call: Callable[[Any, str], list[Any]], path: str) -> Any:
-        """``call(component, path)[0]``; a ``ComponentUnavailable`` comes back as :class:`Unavailable`."""
+        """``call(component, path)[0]``; a ``ComponentUnavailable`` (this replica's own ``start``
+        among them) comes back as :class:`Unavailable`."""
+        if self.component is None:
+            return Unavailable(f"{self.kind}_not_started", f"this {self.kind} replica has no component loaded")
         try:
             return call(self.component, path)[0]
         except ComponentUnavailable as exc:
@@ -179,7 +182,7 @@ class RayComponents(Components):
                 actor = ray.remote(EvaluatorActor).options(num_cpus=per.num_cpus, num_gpus=per.num_gpus)
                 pool = ActorPool(lambda: actor.remote(kind, spec), per.replicas, kind)
                 self.pools[kind] = pool
-                self.used[kind] = _started((await pool.start())[0])
+                self.used[kind] = [_started(info) for info in await pool.start()][0]
             except ComponentUnavailable as exc:
                 self._resolved[kind] = exc
                 raise

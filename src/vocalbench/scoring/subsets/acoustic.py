@@ -110,6 +110,14 @@ class AcousticTally:
         self.reasons: dict[str, Counter[str]] = {UTMOS: Counter(), CLARITY: Counter()}
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
+        """One item: its UTMOS and clarity scores; a row it has no score for (a scorer error, or
+        no reply yet) counts it as unscored, with the error's reason, so every row counts every item."""
+        names = {s.name for s in scores}
+        reason = next((s.unscored for s in scores if s.unscored and s.name not in self.counts), None) or "missing"
+        for name in self.counts:
+            if name not in names:
+                self.counts[name][0] += 1
+                self.reasons[name][reason] += 1
         self.add_scores(scores)
 
     def add_scores(self, scores: Iterable[Score]) -> None:
