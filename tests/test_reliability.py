@@ -367,6 +367,31 @@ async def test_a_hostile_judge_gives_an_unscored_item_in_bounded_time(tmp_path, 
     assert cache.get_verdict("m", judge.cache_endpoint, rubric.hash, v.trace.prompt_hash) is None
 
 
+async def test_the_calibrated_judges_retries_end_at_the_verdicts_deadline(tmp_path, hostile):
+    """An endpoint that never finishes a reply: each attempt is cut at the client's 2 s, and the
+    retries (4 attempts) stop at the verdict's 2.5 s deadline (they ran 4 x 2 s before), unscored
+    as judge_unavailable, nothing cached."""
+    import openai  # noqa: F401  (imported before the clock starts: a first import takes seconds on a busy machine)
+
+    from vocalbench.components.cache import ResultCache
+    from vocalbench.components.calibrated_judge import CalibratedJudge, shipped_calibration
+    from vocalbench.components.llm import OpenAIChat
+    from vocalbench.scoring import rubrics
+
+    url = hostile(lambda h: _chunked(h, 200, "application/json", (time.sleep(0.2) or b" " for _ in range(10**6))))
+    cache = ResultCache(tmp_path / "c.sqlite")
+    judge = CalibratedJudge(OpenAIChat("m", f"{url}/v1", key_env=(), timeout=2.0), shipped_calibration(),
+                            cache=cache, backoff=0.05, max_attempts=4, call_seconds=2.5)
+    t0 = time.monotonic()
+    v = await judge.evaluate(rubrics.load("reasoning_binary_en"), {"question": "2+2?", "reference": "4", "reply": "4"},
+                             subset="reasoning", sample_id="r-1")
+    took = time.monotonic() - t0
+    assert v.value is None and v.error == "judge_unavailable", (v.error, v.trace.raw[:200])
+    assert took < 4.5, took
+    assert cache.get_verdict(judge.cache_model, judge.cache_endpoint, rubrics.load("reasoning_binary_en").hash,
+                             v.trace.prompt_hash) is None
+
+
 def test_the_judge_cache_tells_endpoints_apart_and_knows_the_local_server_by_its_model():
     """Two endpoints on one host (another port, another path) share no verdicts; the embedded
     server, on a new free port each time, keeps its verdicts under its model."""

@@ -253,17 +253,28 @@ class CalibratedJudge(Judge):
         raw = json.dumps({"evidence": _evidence_json(evidence), "settled": settled}, ensure_ascii=False)
         return Verdict(value, JudgeTrace(model=self.id, prompt_hash="", rubric=rubric.ref, raw=raw, cached=False))
 
-    async def _ask(self, messages: list[dict[str, str]]) -> ChatResult:
-        """One question, retried on transient endpoint errors with backoff; others propagate."""
+    async def _ask(self, messages: list[dict[str, str]], spent: _Spent) -> ChatResult:
+        """One question, retried on transient endpoint errors with backoff, within what is left of
+        the verdict's ``call_seconds`` (``spent``: the verdict's time in attempts and waits so far,
+        not its queueing for the endpoint; past it a ``TimeoutError``); others propagate."""
         from vocalbench.components.llm import is_transient
 
         for attempt in range(self.max_attempts):
             if attempt:
-                await asyncio.sleep(min(self.max_backoff, self.backoff * 2 ** (attempt - 1)))
+                pause = max(0.0, min(self.max_backoff, self.backoff * 2 ** (attempt - 1), self.call_seconds - spent.seconds))
+                await asyncio.sleep(pause)
+                spent.seconds += pause
+            if spent.seconds >= self.call_seconds:
+                raise TimeoutError(f"no verdict within {self.call_seconds:g} s")
             try:
                 async with endpoint_semaphore(self.endpoint, self.concurrency):
-                    return await self.llm.chat(messages, max_tokens=self.max_tokens, temperature=0.0,
-                                               seed=self.seed, top_logprobs=TOP_LOGPROBS)
+                    started = time.perf_counter()
+                    try:
+                        async with asyncio.timeout(self.call_seconds - spent.seconds):
+                            return await self.llm.chat(messages, max_tokens=self.max_tokens, temperature=0.0,
+                                                       seed=self.seed, top_logprobs=TOP_LOGPROBS)
+                    finally:
+                        spent.seconds += time.perf_counter() - started
             except Exception as exc:  # noqa: BLE001 - transient ones are retried, the rest re-raised
                 if not is_transient(exc) or attempt == self.max_attempts - 1:
                     raise
@@ -302,12 +313,13 @@ class CalibratedJudge(Judge):
             return json.loads(hit.trace.raw), hit
         answers: list[dict[str, float]] = []
         tokens = [0, 0]
+        spent = _Spent()  # one deadline (call_seconds) for every question of the verdict
         t0 = time.perf_counter()
         # one item's questions at a time per endpoint, so they share the prompt prefix on the server
         async with limiter(f"judge-item:{self.endpoint}", 1):
             for k, messages in enumerate(questions):
                 try:
-                    res = await self._ask(messages)
+                    res = await self._ask(messages, spent)
                 except Exception as exc:  # noqa: BLE001 - becomes the verdict's error
                     error = "judge_unavailable" if is_transient(exc) else f"judge_error:{type(exc).__name__}"
                     self._log(subset, sample_id, prompt_hash, False, (None, None), time.perf_counter() - t0, error)
@@ -331,6 +343,13 @@ class CalibratedJudge(Judge):
         self.cache.put_verdict(self.cache_model, self.cache_endpoint, rubric.hash, prompt_hash, value, raw)
         self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), time.perf_counter() - t0, None)
         return raw_obj, Verdict(value, trace(raw))
+
+
+@dataclass
+class _Spent:
+    """A verdict's seconds in attempts and backoff so far (bounded by the judge's ``call_seconds``)."""
+
+    seconds: float = 0.0
 
 
 def _evidence_json(evidence: Evidence | None) -> dict[str, Any] | None:
