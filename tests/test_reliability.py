@@ -3,6 +3,7 @@ WAV headers are checked against their bytes, and a run's text is escaped in the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import sys
@@ -330,6 +331,81 @@ async def test_a_huge_error_body_is_read_only_in_part(tmp_path, hostile):
     assert got.error is not None and got.error.type == "http_500" and len(got.error.message) <= 300
     time.sleep(0.5)
     assert sum(sent) < 20_000_000  # the client stopped reading: the server could not send it all
+
+
+def _huge_error(sent: list[int]):
+    """A handler answering 500 with a 50 MB body, counting what it sent."""
+    def body():
+        for _ in range(50):
+            sent.append(1_000_000)
+            yield b"e" * 1_000_000
+
+    return lambda h: _chunked(h, 500, "text/plain", body())
+
+
+async def test_an_openai_audio_error_body_is_read_only_in_part(tmp_path, hostile):
+    """The openai SDK reads an error body whole: through openai_client it stops at 64 KiB."""
+    from vocalbench.systems.base import collect
+    from vocalbench.systems.openai_audio import OpenAIAudioSystem
+
+    sent: list[int] = []
+    url = hostile(_huge_error(sent))
+    system = OpenAIAudioSystem("m", f"{url}/v1", None, None, 64)
+    await system.start()
+    try:
+        got = await collect(system, _sample(tmp_path), timeout=60)
+    finally:
+        await system.close()
+    assert got.error is not None and got.error.type == "http_500" and len(got.error.message) <= 300
+    time.sleep(0.5)
+    assert sum(sent) < 20_000_000  # the client stopped reading: the server could not send it all
+
+
+async def test_the_judges_and_the_cascades_error_bodies_are_read_only_in_part(tmp_path, hostile):
+    """The judge's chat client (two attempts) and the cascade's LLM client read 64 KiB of a 50 MB
+    error body; the verdict's trace keeps 300 characters."""
+    from vocalbench.components.cache import ResultCache
+    from vocalbench.components.judge import Judge
+    from vocalbench.components.llm import OpenAIChat
+    from vocalbench.scoring.rubrics import Rubric
+    from vocalbench.systems.cascade import CascadeSystem
+    from vocalbench.systems.options import SystemOptions
+
+    sent: list[int] = []
+    url = hostile(_huge_error(sent))
+    rubric = Rubric(id="t", version="1", kind="binary", system="Correct?", template="Q: {question}\nA: {answer}")
+    judge = Judge(OpenAIChat("m", f"{url}/v1", key_env=(), timeout=30.0), max_attempts=2, backoff=0.05,
+                  cache=ResultCache(tmp_path / "c.sqlite"))
+    v = await judge.evaluate(rubric, {"question": "q", "answer": "a"}, subset="knowledge", sample_id="k-1")
+    assert v.value is None and v.error == "judge_unavailable" and len(v.trace.raw) <= 300, v.trace.raw[:100]
+    time.sleep(0.5)
+    assert sum(sent) < 20_000_000
+    sent.clear()
+    cascade = CascadeSystem("offline", f"openai:m@{url}/v1", "offline", SystemOptions(max_reply_tokens=64))
+    await cascade._start_llm()  # the LLM client alone (no ASR or TTS model loaded)
+    try:
+        with pytest.raises(Exception, match="500"):
+            await cascade._client.chat.completions.create(model="m", messages=[{"role": "user", "content": "hi"}])
+    finally:
+        await cascade.close()
+    time.sleep(0.5)
+    assert sum(sent) < 20_000_000
+
+
+def test_the_judges_client_is_closed_with_its_event_loop(hostile):
+    """The chat client made for an event loop is closed when that loop ends (it was left to the
+    garbage collector, which closed it, if at all, outside any loop)."""
+    from vocalbench.components.llm import OpenAIChat
+
+    url = hostile(lambda h: _chunked(h, 200, "application/json", [_completion("yes")]))
+    chat = OpenAIChat("m", f"{url}/v1", key_env=(), timeout=10.0)
+
+    async def ask():
+        res = await chat.chat([{"role": "user", "content": "hi"}])
+        return res.text, chat._client()
+
+    text, client = asyncio.run(ask())
+    assert text == "yes" and client.is_closed()
 
 
 def _completion(content: str) -> bytes:

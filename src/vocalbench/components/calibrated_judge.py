@@ -303,7 +303,7 @@ class CalibratedJudge(Judge):
                             ) -> tuple[dict[str, Any] | None, Verdict]:
         """The model's raw answers to the rubric's questions (cached): ``({"main", "checks"},
         verdict with the trace)``, or ``(None, verdict with the error)``."""
-        from vocalbench.components.llm import is_transient
+        from vocalbench.components.llm import error_text, is_transient
 
         every = self.questions(rubric, fields)
         asked = self.to_ask(rubric, every)
@@ -323,7 +323,7 @@ class CalibratedJudge(Judge):
                 except Exception as exc:  # noqa: BLE001 - becomes the verdict's error
                     error = "judge_unavailable" if is_transient(exc) else f"judge_error:{type(exc).__name__}"
                     self._log(subset, sample_id, prompt_hash, False, (None, None), time.perf_counter() - t0, error)
-                    return None, Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
+                    return None, Verdict(None, trace(error_text(exc)), error=error)
                 tokens[0] += res.prompt_tokens or 0
                 tokens[1] += res.completion_tokens or 0
                 read = read_probabilities(rubric, res.top_logprobs, scale=rubric.kind == "scale" and k == 0)

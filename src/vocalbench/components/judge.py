@@ -257,7 +257,7 @@ class Judge:
                        evidence: Evidence | None = None) -> Verdict:
         """Judge one item against ``rubric`` as the official judge is asked (``evidence`` of the
         rules-first graders is not used here); never raises for endpoint or reply problems."""
-        from vocalbench.components.llm import is_transient
+        from vocalbench.components.llm import error_text, is_transient
 
         messages = self.messages(rubric, fields)
         prompt_hash, trace, hit = self.lookup(rubric, messages, subset, sample_id)
@@ -288,11 +288,11 @@ class Judge:
                 seconds += time.perf_counter() - t0
                 spent += time.perf_counter() - started
                 if is_transient(exc):
-                    error, raw = "judge_unavailable", f"{type(exc).__name__}: {exc}"
+                    error, raw = "judge_unavailable", error_text(exc)
                     continue
                 error = f"judge_error:{type(exc).__name__}"
                 self._log(subset, sample_id, prompt_hash, False, (None, None), seconds, error)
-                return Verdict(None, trace(f"{type(exc).__name__}: {exc}"), error=error)
+                return Verdict(None, trace(error_text(exc)), error=error)
             seconds += res.seconds
             spent += time.perf_counter() - started
             tokens[0] += res.prompt_tokens or 0

@@ -1,12 +1,17 @@
-"""OpenAI-compatible chat client (the judge's and the cascade brain's transport).
+"""OpenAI-compatible chat client (the judge's and the cascade brain's transport), and the one place
+the openai SDK's clients are made (:func:`openai_client`, for the judge, the cascade's LLM and the
+openai-audio system).
 
-Uses the openai SDK's ``AsyncOpenAI`` with its own retries off (callers decide what to retry).
+Every ``AsyncOpenAI`` has the SDK's own retries off (callers decide what to retry) and reads an
+error response's body only up to ``ERROR_BODY_BYTES`` (the SDK would read it whole). The chat
+client's per-loop clients are closed when their event loop ends, not by the garbage collector.
 The key comes from an explicit environment variable list (never a flag value, never written).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import time
@@ -15,7 +20,10 @@ from typing import Any
 from urllib.parse import urlparse
 
 from vocalbench.components.base import ChatResult
-from vocalbench.limits import CHAT_REPLY_BYTES
+from vocalbench.limits import CHAT_REPLY_BYTES, ERROR_BODY_BYTES
+
+ERROR_TEXT_CHARS = 300  # of an endpoint's error, kept in a verdict's trace or a reply's error
+_OPEN: set[asyncio.Task[None]] = set()  # the tasks that close a client when its loop ends
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
@@ -31,6 +39,67 @@ def endpoint_of(base_url: str) -> str:
     u = urlparse(base_url)
     port = u.port or {"http": 80, "https": 443}.get(u.scheme, 0)
     return f"{u.scheme}://{u.hostname or ''}:{port}{u.path.rstrip('/')}"
+
+
+def openai_client(base_url: str, api_key: str, timeout: Any, *, aiohttp: bool = False) -> Any:
+    """An ``AsyncOpenAI`` with the SDK's retries off and error bodies read up to ``ERROR_BODY_BYTES``
+    (``aiohttp``: the SDK's aiohttp transport, cheaper per request at high concurrency)."""
+    from openai import AsyncOpenAI, DefaultAioHttpClient, DefaultAsyncHttpxClient
+
+    make = DefaultAioHttpClient if aiohttp else DefaultAsyncHttpxClient
+    http = make(timeout=timeout, event_hooks={"response": [_cap_error_body]})
+    return AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout, http_client=http)
+
+
+async def _cap_error_body(response: Any) -> None:
+    """Response hook: an error response's body ends after ``ERROR_BODY_BYTES`` (its connection is
+    dropped rather than drained), so the SDK's whole read of it is bounded."""
+    if response.status_code >= 400:
+        response.stream = _capped_stream()(response.stream, ERROR_BODY_BYTES)
+
+
+@functools.cache
+def _capped_stream() -> type:
+    import httpx2  # the openai SDK's HTTP library
+
+    class CappedStream(httpx2.AsyncByteStream):
+        """The first ``limit`` bytes of a response stream."""
+
+        def __init__(self, inner: Any, limit: int) -> None:
+            self.inner, self.limit = inner, limit
+
+        async def __aiter__(self) -> Any:
+            left = self.limit
+            async for block in self.inner:
+                yield block[:left]
+                left -= len(block)
+                if left <= 0:
+                    return
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return CappedStream
+
+
+def error_text(exc: BaseException) -> str:
+    """``Type: message`` of an endpoint error, at most ``ERROR_TEXT_CHARS`` characters."""
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) <= ERROR_TEXT_CHARS else text[:ERROR_TEXT_CHARS - 3] + "..."
+
+
+def close_with_loop(client: Any) -> None:
+    """Close ``client`` when the running event loop ends: a task waits for the loop's end
+    (``asyncio.run`` cancels what is left) and closes it within that loop."""
+    async def hold() -> None:
+        try:
+            await asyncio.get_running_loop().create_future()
+        finally:
+            await client.close()
+
+    task = asyncio.get_running_loop().create_task(hold(), name="vocalbench: close an openai client with its loop")
+    _OPEN.add(task)
+    task.add_done_callback(_OPEN.discard)
 
 
 class OpenAIChat:
@@ -52,15 +121,14 @@ class OpenAIChat:
         return endpoint_of(self.base_url)
 
     def _client(self) -> Any:
-        """One AsyncOpenAI per event loop (its connection pool is bound to the loop)."""
+        """One AsyncOpenAI per event loop (its connection pool is bound to the loop), closed with it."""
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
         if client is None:
-            from openai import AsyncOpenAI
-
             key = next((os.environ[k] for k in self.key_env if os.environ.get(k)), None) or "sk-no-key"
-            client = AsyncOpenAI(api_key=key, base_url=self.base_url, max_retries=0, timeout=self.timeout)
+            client = openai_client(self.base_url, key, self.timeout)
             self._clients[loop] = client
+            close_with_loop(client)
         return client
 
     async def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 512, json_mode: bool = False,

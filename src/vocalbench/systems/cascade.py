@@ -81,10 +81,8 @@ class CascadeSystem:
     async def _start_llm(self) -> None:
         import os
 
-        from openai import AsyncOpenAI
-
         from vocalbench.components.base import ComponentSpec
-        from vocalbench.components.llm import DEFAULT_BASE_URL, host_of
+        from vocalbench.components.llm import DEFAULT_BASE_URL, host_of, openai_client
 
         spec = ComponentSpec.parse("llm", self.llm_spec)
         if spec.profile == "offline":
@@ -99,7 +97,7 @@ class CascadeSystem:
         else:
             raise ValueError(f"cascade llm '{self.llm_spec}': expected local or openai:MODEL[@BASE_URL]")
         self._llm_id = f"{self._model}@{host_of(base_url)}"
-        self._client = AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=300.0)
+        self._client = openai_client(base_url, key, 300.0)
 
     async def close(self) -> None:
         if self._client is not None:

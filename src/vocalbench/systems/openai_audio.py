@@ -29,7 +29,7 @@ from vocalbench.systems.base import (
     Sent,
     TextDelta,
 )
-from vocalbench.systems.failures import SystemFailure
+from vocalbench.systems.failures import SystemFailure, classify
 from vocalbench.systems.options import SystemOptions
 
 PCM16_RATE = 24000
@@ -176,14 +176,14 @@ class OpenAIAudioSystem:
         self._handover = Handover()
 
     async def start(self) -> None:
-        import httpx
-        from openai import AsyncOpenAI, DefaultAioHttpClient
+        import httpx2  # the openai SDK's HTTP library
 
-        # retries are the runner's job (bounded, recorded); the SDK must not retry on its own.
+        from vocalbench.components.llm import openai_client
+
+        # retries are the runner's job (bounded, recorded); error bodies are read up to 64 KiB.
         # The aiohttp transport: httpx's connection pool costs ~2 ms CPU per request at concurrency 32
-        self._client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "not-needed", max_retries=0,
-                                   timeout=httpx.Timeout(600.0, connect=10.0),  # type: ignore[arg-type]  # the SDK's vendored httpx
-                                   http_client=DefaultAioHttpClient())
+        self._client = openai_client(self.base_url, self.api_key or "not-needed", httpx2.Timeout(600.0, connect=10.0),
+                                     aiohttp=True)
 
     async def close(self) -> None:
         if self._client is not None:
@@ -194,7 +194,9 @@ class OpenAIAudioSystem:
                 "history_mode": "text-turns", "audio_format": "pcm16@24000"}
 
     async def stream(self, sample: Sample) -> AsyncIterator[Event]:
-        from openai import APITimeoutError
+        from openai import APIStatusError, APITimeoutError
+
+        from vocalbench.components.llm import ERROR_TEXT_CHARS
 
         await self._handover.turn()
         wav = base64.b64encode(query_wav(sample)).decode()
@@ -214,6 +216,9 @@ class OpenAIAudioSystem:
                         yield ev
                 for ev in parser.end():
                     yield ev
+        except APIStatusError as exc:  # its body read up to 64 KiB (openai_client), kept to 300 characters
+            kind, retryable, wait = classify(exc)
+            raise SystemFailure(kind, str(exc)[:ERROR_TEXT_CHARS], retryable, wait) from exc
         except APITimeoutError as exc:
             refused = _refused(exc)
             if refused is None:
