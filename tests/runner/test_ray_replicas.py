@@ -95,3 +95,24 @@ def test_a_killed_replica_is_replaced_and_nothing_is_lost(tmp_path, monkeypatch)
     assert (res.succeeded, res.failed, res.retries) == (n, 0, 0)  # resent by the pool, not retried
     assert sorted(k[1] for k in replies) == [s.id for s in items]  # each sample once
     assert all(not r.failed and r.attempts == 1 for r in replies.values())
+
+
+def test_replicas_apply_the_runs_reply_limits(tmp_path):
+    """--max-reply-chars and --max-reply-audio-seconds hold inside the Ray system actors too: item 0's
+    0.6 s of audio is over 0.5 s, item 1's 14 characters over 13 (both were kept on Ray before)."""
+    pytest.importorskip("ray")
+    rel = make_release(tmp_path / "rel", 2)
+    script = knowledge_script(tmp_path / "replies.jsonl", 2)
+    out = tmp_path / "ray"
+    r = subprocess.run([*CLI, "generate", "--lang", "en", "--quiet", "--system", f"scripted:{script}", "--data",
+                        str(rel), "--out", str(out), "--executor", "ray", "--replicas", "1", "--ray-num-cpus", "0.5",
+                        "--no-warmup", "--max-reply-chars", "13", "--max-reply-audio-seconds", "0.5"],
+                       capture_output=True, text=True, timeout=240, check=False,
+                       env={**os.environ, "VOCALBENCH_CACHE": str(tmp_path / "cache"), "RAY_worker_niceness": "0"})
+    with RunStore(out) as store:
+        replies = {k[1]: v for k, v in store.replies().items()}
+    assert sorted(replies) == ["knowledge-0000", "knowledge-0001"], r.stderr
+    errors = {k: (v.error.type, v.error.message) if v.error else None for k, v in replies.items()}
+    assert errors == {
+        "knowledge-0000": ("reply_too_large", "the reply's audio is over 0.5 s (--max-reply-audio-seconds)"),
+        "knowledge-0001": ("reply_too_large", "the reply's text is over 13 characters (--max-reply-chars)")}, errors

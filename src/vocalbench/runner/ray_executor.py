@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.config import RunConfig, cache_dir
+from vocalbench.limits import ReplyLimits
 from vocalbench.records import ErrorInfo, Sample
 from vocalbench.systems.base import Collected
 from vocalbench.systems.options import SystemOptions
@@ -216,14 +217,17 @@ class ActorPool:
 
 
 class SystemActor:
-    """Holds one system inside a Ray worker and runs timed attempts on it (an async actor)."""
+    """Holds one system inside a Ray worker and runs timed attempts on it (an async actor), under
+    the run's reply limits (``--max-reply-chars``, ``--max-reply-audio-seconds``)."""
 
-    def __init__(self, spec: str, options: dict[str, Any], timeout: float, stall_timeout: float) -> None:
+    def __init__(self, spec: str, options: dict[str, Any], timeout: float, stall_timeout: float,
+                 limits: ReplyLimits) -> None:
         from vocalbench.systems import resolve
 
         self.system = resolve(spec, SystemOptions(**options))
         self.timeout = timeout
         self.stall_timeout = stall_timeout
+        self.limits = limits
 
     async def start(self) -> dict[str, Any]:
         await self.system.start()
@@ -232,7 +236,8 @@ class SystemActor:
     async def attempt(self, sample_json: str) -> Collected:
         from vocalbench.systems.base import collect
 
-        return await collect(self.system, Sample.model_validate_json(sample_json), self.timeout, self.stall_timeout)
+        return await collect(self.system, Sample.model_validate_json(sample_json), self.timeout, self.stall_timeout,
+                             self.limits)
 
     async def close(self) -> None:
         await self.system.close()
@@ -269,7 +274,8 @@ class RayExecutor:
         self._owns_ray = start_ray(self.cfg.ray_address, self.resources.total_cpus)
         actor_cls = ray.remote(SystemActor)
         per = self.resources
-        args = (self.spec, asdict(self.options), self.cfg.request_timeout, self.cfg.stall_timeout)
+        args = (self.spec, asdict(self.options), self.cfg.request_timeout, self.cfg.stall_timeout,
+                self.cfg.reply_limits)
         width = max(self.cfg.concurrency, self.cfg.latency_concurrency)
 
         def make() -> Any:
