@@ -20,6 +20,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -53,15 +54,20 @@ def _voiced(seconds: float, seed: int, sr: int) -> np.ndarray:
 
 def make_release(root: Path, n: int) -> str:
     """A release with ``n`` robust_clean queries and a few other queries (for the babble)."""
+    tts: Any = None
     try:
         from vocalbench.components import resolve
 
         tts = resolve("tts", "offline")
-        speak = lambda i, text: tts.synthesize(text, "en", voice=tts.voices("en")[i % 3])
         source = f"Kokoro ({tts.id})"
     except (ImportError, RuntimeError) as exc:  # no TTS installed: a synthetic voiced signal of similar length
-        speak = lambda i, text: (_voiced(3.5, i, 24000), 24000)
         source = f"synthetic voiced signal (TTS unavailable: {exc})"
+
+    def speak(i: int, text: str) -> tuple[np.ndarray, int]:
+        if tts is None:
+            return _voiced(3.5, i, 24000), 24000
+        x, sr = tts.synthesize(text, "en", voice=tts.voices("en")[i % 3])
+        return x, sr
     clean, other = [], []
     for i in range(n + 4):
         x, sr = speak(i, SENTENCES[i % len(SENTENCES)])

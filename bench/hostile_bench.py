@@ -144,7 +144,7 @@ def main() -> None:
         print("|---|" + "---|" * len(trees))
         for title, parts, status, kind, argv in cases(rel):
             url = serve(parts, status, kind)
-            row = []
+            row: list[str] = []
             for name, src in trees:
                 folder = Path(d) / f"{name}-{len(row)}-{abs(hash(title))}"
                 folder.mkdir()

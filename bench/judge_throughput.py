@@ -72,7 +72,7 @@ async def measure(k: int, with_json: bool, families: set[str] | None) -> None:
     print(f"\n{k} test items per family, every call fresh\n")
     print("| family | " + " | ".join(f"{n}: s/verdict (calls)" for n in names) + " | rules first × model every item |")
     print("|---|" + "---|" * (len(names) + 1))
-    totals = {n: [] for n in names}
+    totals: dict[str, list[float]] = {n: [] for n in names}
     for fam in picked:
         cells = []
         for n in names:

@@ -200,7 +200,7 @@ def main() -> int:
 
         logging.disable(logging.WARNING)
         rb = bench_rule_based(shared, work, args.repeat)
-        print("== rule-based scoring (median of %d)" % args.repeat)
+        print(f"== rule-based scoring (median of {args.repeat})")
         print(f"knowledge scorer alone : {rb['scorer_items_per_s']:9.0f} items/s ({rb['knowledge_items']} items)")
         print(f"knowledge via engine   : {rb['engine_items_per_s']:9.0f} items/s ({rb['engine_seconds']:.2f} s incl. "
               f"store, writes, summary; peak {rb['engine_peak_mib']:.1f} MiB traced)")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from ray_stress import local_summary, stress_run
+from ray_drill import local_summary, stress_run
 from spoken_replies import spoken_release
 
 from vocalbench.cli import main
