@@ -20,6 +20,7 @@ import os
 import re
 import shutil
 from collections.abc import Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,7 +38,7 @@ from vocalbench.report.plots import (
 )
 from vocalbench.report.repeats import load_repeats
 from vocalbench.report.runs import RunData, consistent, load_runs
-from vocalbench.runner.folder import RunFolder
+from vocalbench.runner.folder import RunFolder, runs_holding
 from vocalbench.scoring import dimensions
 from vocalbench.scoring.subsets import item_value
 
@@ -354,9 +355,16 @@ def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path, n
     """Write the whole report for the given run folders (held ones read through their open store)
     as ``out_dir``: written beside it and renamed into place (:func:`~vocalbench.files.written_folder`),
     so a killed or failed report leaves the previous one or none. ``out_dir`` is refused when it
-    holds anything but a report (it is replaced whole)."""
-    runs = load_runs(paths)
+    holds anything but a report (it is replaced whole). An ``out_dir`` inside a run folder (``run``'s
+    RUN/report) is written under that run's writer lock; the runs read are held with a reader's lock."""
     out = Path(out_dir)
+    with ExitStack() as held:
+        for run in runs_holding(out):
+            held.enter_context(RunFolder(run))  # a writer of that run is refused while the report writes
+        return _write_report(load_runs(paths), out, n_boot, seed)
+
+
+def _write_report(runs: list[RunData], out: Path, n_boot: int, seed: int) -> ReportResult:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
     foreign = sorted(p.name for p in out.iterdir() if p.name not in REPORT_ENTRIES) if out.is_dir() else []

@@ -65,17 +65,23 @@ class RunFolder:
     use and closes on leaving. A writer (``write=True``, every command that writes a run) takes the
     folder's lock (runner/lock.py) before its first write, the store or config.json, and gives it up
     on leaving: a second process writing the same folder gets :class:`~vocalbench.runner.lock.RunLocked`.
-    Readers (the report, export) take no lock."""
+    Readers (``write=False``: the report, export, compare) hold a reader's lock of an existing folder
+    from entering to leaving: refused while another process writes it, and a writer is refused
+    meanwhile."""
 
     def __init__(self, path: str | Path, *, write: bool = True) -> None:
         self.path = Path(path)
         self.write = write
         self._store: RunStore | None = None
         self._locked = False
+        self._reading = False
 
     def __enter__(self) -> Self:
         if self.path.is_dir():
             self._hold()  # an existing run: held before anything is read from it (a new one on its first write)
+            if not self.write:
+                lock.acquire(self.path, shared=True)
+                self._reading = True
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -90,6 +96,9 @@ class RunFolder:
             if self._locked:
                 self._locked = False
                 lock.release(self.path)
+            if self._reading:
+                self._reading = False
+                lock.release(self.path, shared=True)
 
     def _hold(self) -> None:
         """Take the folder's lock before a writer's first write (made if missing)."""
@@ -196,6 +205,18 @@ def repeat_dirs(group: Path) -> list[Path]:
         return []
     found = [(int(m.group(1)), p) for p in group.iterdir() if (m := _REPEAT_K.match(p.name)) and is_run_dir(p)]
     return [p for _, p in sorted(found)]
+
+
+def runs_holding(path: str | Path) -> list[Path]:
+    """The language run folders a path lies in: those of its nearest ancestor that is a run folder,
+    a repeat group or a parent of en/ and zh/ (``run``'s report folder RUN/report: RUN's); none
+    when no ancestor is."""
+    for above in Path(path).resolve().parents:
+        try:
+            return language_folders([above])
+        except RunFolderError:
+            continue
+    return []
 
 
 def language_folders(paths: Sequence[str | Path]) -> list[Path]:

@@ -1,10 +1,17 @@
-"""The lock of a run folder: one process writes a run at a time.
+"""The lock of a run folder: one process writes a run at a time, and nobody reads it meanwhile.
 
-``RUN/.lock`` is made whole and linked into place (which fails when one exists) and holds the
-holder's pid, host and command. A lock whose holder is gone (same host, no such process) is stale
-and taken over; a live holder, or one on another host (whose processes cannot be checked from
-here), makes :class:`RunLocked`: one line, exit 2. Within one process a folder is held once and shared (``run`` holds a folder from its
-generation to its report while the steps open it again).
+A writer (``acquire(folder)``) holds ``RUN/.lock``, made whole and linked into place (which fails
+when one exists); a reader (``acquire(folder, shared=True)``: the report, export, compare) holds
+its own ``RUN/.lock-read.<host>.<pid>``. Each file holds its holder's pid, host and command. A
+writer is refused while another process writes or reads the folder, a reader while another process
+writes it; readers share it. Each side makes its own file before it looks for the other's, so two
+processes never both get in. A holder that is gone (same host, no such process) is stale: its file
+is taken over or removed; a live holder, or one on another host (whose processes cannot be checked
+from here), makes :class:`RunLocked`: one line, exit 2. A reader of a folder it cannot write to
+(read-only media, where no one writes either) reads without a file.
+
+Within one process a folder is held once and shared (``run`` holds a folder from its generation to
+its report while the steps open it again); a process that writes a folder also reads it.
 """
 
 from __future__ import annotations
@@ -17,10 +24,11 @@ import threading
 from pathlib import Path
 
 from vocalbench.errors import InputError
-from vocalbench.files import pid_alive
+from vocalbench.files import pid_alive, write_atomic
 
 LOCK = ".lock"
-_held: dict[Path, int] = {}  # folders this process holds, with how many holders share each
+READER = ".lock-read."  # + host.pid: one reader's lock
+_held: dict[Path, list[int]] = {}  # folders this process holds: [readers, writers] sharing each hold
 _guard = threading.Lock()
 
 
@@ -81,36 +89,86 @@ def _take_over(path: Path, stale: dict[str, object] | None) -> None:
     aside.unlink(missing_ok=True)
 
 
-def acquire(folder: Path) -> None:
-    """Hold ``folder`` for this process (made if missing); :class:`RunLocked` when another process does."""
-    key = folder.resolve()
-    with _guard:
-        if key in _held:
-            _held[key] += 1
-            return
-        folder.mkdir(parents=True, exist_ok=True)
-        path = folder / LOCK
-        for _ in range(3):
-            if _create(path):
-                _held[key] = 1
-                return
-            holder = _read(path)
-            if holder is not None and _alive(holder):
-                raise RunLocked(f"{folder}: in use by {holder.get('command') or 'vocalbench'} (pid {holder.get('pid')} "
-                                f"on {holder.get('host')}); wait for it to finish, or remove {path} if that "
-                                "process is gone")
-            _take_over(path, holder)
-        raise RunLocked(f"{folder}: cannot take its lock {path}; remove it if no vocalbench process uses the folder")
+def _reader_file(folder: Path) -> Path:
+    return folder / f"{READER}{socket.gethostname()}.{os.getpid()}"
 
 
-def release(folder: Path) -> None:
-    """Give up one hold of ``folder``; the last one removes the lock file."""
+def _refusal(folder: Path, holder: dict[str, object], path: Path, doing: str) -> RunLocked:
+    return RunLocked(f"{folder}: {doing} by {holder.get('command') or 'vocalbench'} (pid {holder.get('pid')} on "
+                     f"{holder.get('host')}); wait for it to finish, or remove {path} if that process is gone")
+
+
+def _live_readers(folder: Path) -> tuple[Path, dict[str, object]] | None:
+    """Another process's live reader lock of ``folder`` (stale ones are removed on the way)."""
+    own = _reader_file(folder)
+    for path in folder.glob(f"{READER}*"):
+        if path == own:
+            continue
+        holder = _read(path)
+        if holder is not None and _alive(holder):
+            return path, holder
+        path.unlink(missing_ok=True)
+    return None
+
+
+def acquire(folder: Path, *, shared: bool = False) -> None:
+    """Hold ``folder`` for this process, to write it (made if missing) or, ``shared``, to read it;
+    :class:`RunLocked` when another process writes it, or (to write) reads it."""
     key = folder.resolve()
     with _guard:
-        count = _held.get(key, 0)
-        if count > 1:
-            _held[key] = count - 1
+        held = _held.get(key)
+        if held is not None and (held[1] or (shared and held[0])):
+            held[0 if shared else 1] += 1  # a writer also reads; readers of one process share one file
             return
-        if count == 1:
+        if shared:
+            _take_reader(folder)
+        else:
+            _take_writer(folder)
+        held = _held.setdefault(key, [0, 0])
+        held[0 if shared else 1] += 1
+
+
+def _take_writer(folder: Path) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / LOCK
+    for _ in range(3):
+        if _create(path):
+            reading = _live_readers(folder)
+            if reading is not None:
+                path.unlink(missing_ok=True)
+                raise _refusal(folder, reading[1], reading[0], "being read")
+            return
+        holder = _read(path)
+        if holder is not None and _alive(holder):
+            raise _refusal(folder, holder, path, "in use")
+        _take_over(path, holder)
+    raise RunLocked(f"{folder}: cannot take its lock {path}; remove it if no vocalbench process uses the folder")
+
+
+def _take_reader(folder: Path) -> None:
+    own: Path | None = _reader_file(folder)
+    try:
+        write_atomic(_reader_file(folder), json.dumps(_holder()))
+    except OSError:
+        own = None  # a folder no one can write to: read without a lock file
+    holder = _read(folder / LOCK)
+    if holder is not None and _alive(holder):
+        if own is not None:
+            own.unlink(missing_ok=True)
+        raise _refusal(folder, holder, folder / LOCK, "in use")
+
+
+def release(folder: Path, *, shared: bool = False) -> None:
+    """Give up one hold of ``folder`` (to read, ``shared``, or to write); the last hold of each
+    kind removes its lock file."""
+    key = folder.resolve()
+    with _guard:
+        held = _held.get(key)
+        kind = 0 if shared else 1
+        if held is None or not held[kind]:
+            return
+        held[kind] -= 1
+        if not held[kind]:
+            (_reader_file(folder) if shared else folder / LOCK).unlink(missing_ok=True)
+        if not any(held):
             del _held[key]
-            (folder / LOCK).unlink(missing_ok=True)
