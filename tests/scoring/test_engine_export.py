@@ -60,6 +60,24 @@ def test_en_export_knowledge_rows(shared: Path, tmp_path: Path, capsys: pytest.C
     assert {"main", "word_boundary", "wer"} == set(rows[0]["scores"])
     assert rows[0]["scores"]["wer"] == 0.0 and rows[0]["transcript"].startswith("leonardo da vinci")
     assert cli("export", str(run), "--subsets", "reasoning") == 2
+    capsys.readouterr()
+    assert cli("export", str(run), "--subsets", "knowledge,reasoning") == 2  # a list, as run and score take
+    assert "no subset reasoning in this run" in capsys.readouterr().err
+    assert _export(run, capsys, "--subsets", "knowledge", "--subsets", "knowledge").splitlines() == [
+        json.dumps(r, ensure_ascii=False) for r in rows]
+
+
+@pytest.mark.parametrize("command", ["export", "run", "score", "generate", "import", "build"])
+def test_every_subsets_flag_takes_a_list_and_a_repeated_flag_adds_to_it(command: str) -> None:
+    from vocalbench.cli import build_parser
+
+    fixed = {"export": ["RUN"], "score": ["RUN"],
+             "import": ["--outputs", "O", "--data", "D", "--lang", "en", "--out", "R"]}.get(command, [])
+    argv = [command, *fixed, "--subsets", "safety, reasoning", "--subsets", "knowledge,safety"]
+    args, _ = build_parser(argv).parse_known_args(argv)
+    assert args.subsets == ["safety", "reasoning", "knowledge"]
+    with pytest.raises(SystemExit):
+        build_parser([command, "--subsets", ","]).parse_known_args([command, *fixed, "--subsets", ","])
 
 
 def test_row_schema_on_a_constructed_item() -> None:

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from vocalbench.commands.lists import add_subsets
+
 
 def _floats(text: str) -> list[float]:
     try:
@@ -31,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--items", help="items JSONL (schema in docs/build.md) or an official release/json folder")
     parser.add_argument("--out", help="output folder (official layout: json/, audio/)")
     parser.add_argument("--lang", choices=["en", "zh"], help="language to build (needed when items mix both)")
-    parser.add_argument("--subsets", help="comma-separated subsets to take from ITEMS (default: all)")
+    add_subsets(parser, "subsets to take from ITEMS (default: all)")
     parser.add_argument("--limit", type=int, help="official input: at most N items per subset")
     parser.add_argument("--tts", default="offline", help="TTS SPEC (default offline: Kokoro)")
     parser.add_argument("--asr", default="offline", help="ASR SPEC for verification (default offline: Whisper base)")
@@ -101,7 +103,7 @@ def _build(args: argparse.Namespace) -> int:
         seed=args.seed, max_attempts=args.max_attempts, workers=max(1, args.workers),
         max_error={"en": args.max_wer, "zh": args.max_cer, "mixed": args.max_mer}, homophones=args.homophones,
         top_share=args.top_share, low_share=args.low_share, progress=not args.quiet)
-    subsets = [s.strip() for s in args.subsets.split(",")] if args.subsets else None
+    subsets = args.subsets
     manifest = build_from_items(args.items, args.out, opts, lang=args.lang, subsets=subsets, limit=args.limit)
     result = build_result(manifest, args.out)
     print(json.dumps(result, ensure_ascii=False))

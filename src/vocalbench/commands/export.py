@@ -1,4 +1,4 @@
-"""``vocalbench export RUN [--format jsonl|csv] [--out FILE] [--subsets ...]``: per-item results."""
+"""``vocalbench export RUN [--format jsonl|csv] [--out FILE] [--subsets LIST]``: per-item results."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from vocalbench.commands.lists import add_subsets
 from vocalbench.errors import CliError
 from vocalbench.files import write_atomic
 
@@ -14,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run", help="a language run folder (with store.sqlite)")
     p.add_argument("--format", choices=["jsonl", "csv"], default="jsonl", help="output format (default jsonl)")
     p.add_argument("--out", type=Path, default=None, help="output file (default: stdout)")
-    p.add_argument("--subsets", nargs="+", default=None, help="only these subsets")
+    add_subsets(p, "only these subsets")
 
 
 def run(args: argparse.Namespace) -> int:

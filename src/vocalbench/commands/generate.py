@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vocalbench.commands.lists import add_subsets
 from vocalbench.config import RunConfig
 
 if TYPE_CHECKING:
@@ -28,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data", default=_default("data"), help="official-layout folder, parquet folder or built-in set (mini)")
     p.add_argument("--lang", choices=("en", "zh", "both"), default=None,
                    help="language; 'both' writes RUN/en and RUN/zh (default: both for mini, else en)")
-    p.add_argument("--subsets", default=None, help="comma-separated subsets (default: all of the language)")
+    add_subsets(p, "subsets (default: all of the language)")
     p.add_argument("--judge", default=None, help=f"judge SPEC (local | openai:MODEL[@BASE_URL]; default {_default('judge')})")
     p.add_argument("--fit", default=None, metavar="FIT",
                    help="a fit from `vocalbench judge-fit`: the judge answers single tokens mapped by it")
@@ -149,7 +150,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     langs = ["en", "zh"] if lang == "both" else [lang]
     out = Path(args.out) if args.out else Path("runs") / (
         time.strftime("%Y%m%d-%H%M%S") + "-" + "".join(c if c.isalnum() else "-" for c in display_spec(args.system))[:40])
-    wanted = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+    wanted = args.subsets
     check_out(out)
     jobs = []
     for lg in langs:

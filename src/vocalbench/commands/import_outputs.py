@@ -31,6 +31,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from vocalbench.commands.lists import add_subsets
+
 EPILOG = """formats:
   official  OUTPUTS/json/<subset>.json (JSON list or JSONL of {question_id|Qid, prediction|Response}),
             optional OUTPUTS/json_asr/<subset>.json (asr_pred|Response_hyp), audio OUTPUTS/wav/<subset>/<qid>.wav
@@ -49,7 +51,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", required=True, choices=["en", "zh"])
     p.add_argument("--out", required=True, help="run folder to create or update")
     p.add_argument("--system", default=None, help="system name recorded in config.json (default: outputs folder name)")
-    p.add_argument("--subsets", default=None, help="comma-separated subsets to import (default: all found)")
+    add_subsets(p, "subsets to import (default: all found)")
     p.add_argument("--redo-changed", action="store_true",
                    help="importing into a run made with another version of the release: redo the changed samples "
                         "(without it the import refuses and names them)")
@@ -61,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.errors import CliError
     from vocalbench.runner.imports import import_outputs
 
-    subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+    subsets = args.subsets
     outputs = Path(args.outputs)
     if not outputs.exists():
         raise CliError(f"{outputs}: no such outputs folder or file")

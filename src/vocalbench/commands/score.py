@@ -13,6 +13,7 @@ import argparse
 from typing import Any
 
 from vocalbench.commands import dry_run
+from vocalbench.commands.lists import add_subsets
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fit", default=None, metavar="FIT",
                    help="a fit from `vocalbench judge-fit` for a calibrated judge (a new --judge without it drops "
                         "the run's fit)")
-    p.add_argument("--subsets", default=None, help="comma-separated subsets to score now (default: all of the run)")
+    add_subsets(p, "subsets to score now (default: all of the run)")
     p.add_argument("--protocol", choices=["v2", "v1"], default=None, help="scoring protocol (default: the run's)")
     p.add_argument("--asr", default=None, help="ASR SPEC for transcripts of reply audio")
     p.add_argument("--mos", default=None, help="MOS SPEC")
@@ -95,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
                 folder.save_config(cfg, folder.records())
         if args.quiet:
             cfg = cfg.model_copy(update={"quiet": True})
-        subsets = [s.strip() for s in args.subsets.split(",") if s.strip()] if args.subsets else None
+        subsets = args.subsets
         if args.dry_run:
             dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
             return 0
