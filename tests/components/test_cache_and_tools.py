@@ -183,6 +183,7 @@ def _open_new_caches(folder: str, rounds: int, barrier, failures) -> None:
             failures.put(repr(exc))
 
 
+@pytest.mark.slow
 def test_replicas_opening_a_new_cache_at_once_all_succeed(tmp_path):
     """Three processes (evaluator replicas) open one new result cache at the same moment, 400 times:
     every open succeeds. Switching a new database to WAL from two processes at once failed one of

@@ -25,6 +25,7 @@ def degraded(clean_wav, tmp_path_factory):
     return [clean_wav, write(d / "noisy.wav", noisy, sr), write(d / "lossy.wav", lossy, sr)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("spec", ["offline", "dnsmos"])
 def test_clean_ranks_above_degraded(spec, degraded):
     from vocalbench.components import resolve
@@ -37,6 +38,7 @@ def test_clean_ranks_above_degraded(spec, degraded):
     assert clean > lossy + 0.3
 
 
+@pytest.mark.slow
 def test_scores_are_per_file_and_order_independent(degraded):
     """Each file is scored at its own length: order and batch company change nothing."""
     from vocalbench.components import resolve

@@ -10,6 +10,8 @@ from tests.components.conftest import SHARED
 
 from vocalbench.components.base import Transcript
 
+pytestmark = pytest.mark.slow  # real TTS and ASR, dozens of utterances (minutes on 2 cores)
+
 EN = [
     "The train to Boston leaves from platform four at half past seven.",
     "Please remember to water the plants while I am away this weekend.",

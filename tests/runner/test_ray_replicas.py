@@ -23,6 +23,7 @@ from vocalbench.runner.store import RunStore
 CLI = [sys.executable, "-m", "vocalbench.cli"]
 
 
+@pytest.mark.slow
 def test_replicas_flag_runs_two_replicas_and_records_them(tmp_path):
     pytest.importorskip("ray")
     n = 8
@@ -71,6 +72,7 @@ async def _run_and_kill(store: RunStore, items: list[Sample], cfg: RunConfig, ex
     return killed
 
 
+@pytest.mark.slow
 def test_a_killed_replica_is_replaced_and_nothing_is_lost(tmp_path, monkeypatch):
     pytest.importorskip("ray")
     from vocalbench.runner.ray_executor import RayExecutor, Resources
@@ -97,6 +99,7 @@ def test_a_killed_replica_is_replaced_and_nothing_is_lost(tmp_path, monkeypatch)
     assert all(not r.failed and r.attempts == 1 for r in replies.values())
 
 
+@pytest.mark.slow
 def test_replicas_apply_the_runs_reply_limits(tmp_path):
     """--max-reply-chars and --max-reply-audio-seconds hold inside the Ray system actors too: item 0's
     0.6 s of audio is over 0.5 s, item 1's 14 characters over 13 (both were kept on Ray before)."""

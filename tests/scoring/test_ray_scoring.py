@@ -48,6 +48,7 @@ def single_round_run(tmp_path: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_ray_scoring_gives_the_local_summary(tmp_path):
     pytest.importorskip("ray")
     from vocalbench import components
