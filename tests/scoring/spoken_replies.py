@@ -7,8 +7,23 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from vocalbench.audio import write
+
+
+def need_ray_and_offline_asr(shared: Path) -> None:
+    """Skip (with the reason) unless Ray, the official LLaMA-Omni outputs and the offline ASR are here."""
+    pytest.importorskip("ray")
+    from vocalbench import components
+    from vocalbench.components.base import ComponentUnavailable
+
+    if not (shared / "en" / "outputs" / "llama-omni" / "wav").is_dir():
+        pytest.skip(f"official outputs not found under {shared}")
+    try:
+        components.resolve("asr", "offline")
+    except (ComponentUnavailable, ImportError) as exc:
+        pytest.skip(f"offline evaluators not installed: {exc}")
 
 
 def spoken_release(root: Path, shared: Path, n: int) -> tuple[Path, Path]:

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from spoken_replies import spoken_release
+from spoken_replies import need_ray_and_offline_asr, spoken_release
 
 from vocalbench.config import cache_dir
 
@@ -50,16 +50,7 @@ def single_round_run(tmp_path: Path) -> Path:
 
 @pytest.mark.slow
 def test_ray_scoring_gives_the_local_summary(tmp_path):
-    pytest.importorskip("ray")
-    from vocalbench import components
-    from vocalbench.components.base import ComponentUnavailable
-
-    if not (SHARED / "en" / "outputs" / "llama-omni" / "wav").is_dir():
-        pytest.skip(f"official outputs not found under {SHARED}")
-    try:
-        components.resolve("asr", "offline")
-    except (ComponentUnavailable, ImportError) as exc:
-        pytest.skip(f"offline evaluators not installed: {exc}")
+    need_ray_and_offline_asr(SHARED)
     local = single_round_run(tmp_path)
     on_ray = tmp_path / "ray"
     shutil.copytree(local, on_ray)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from ray_drill import local_summary, stress_run
-from spoken_replies import spoken_release
+from spoken_replies import need_ray_and_offline_asr, spoken_release
 
 from vocalbench.cli import main
 
@@ -20,16 +20,7 @@ N = 8
 
 @pytest.mark.slow
 def test_ray_scoring_with_several_replicas_and_a_kill_scores_every_item_once(tmp_path: Path) -> None:
-    pytest.importorskip("ray")
-    from vocalbench import components
-    from vocalbench.components.base import ComponentUnavailable
-
-    if not (SHARED / "en" / "outputs" / "llama-omni" / "wav").is_dir():
-        pytest.skip(f"official outputs not found under {SHARED}")
-    try:
-        components.resolve("asr", "offline")
-    except (ComponentUnavailable, ImportError) as exc:
-        pytest.skip(f"offline evaluators not installed: {exc}")
+    need_ray_and_offline_asr(SHARED)
     rel, script = spoken_release(tmp_path, SHARED, N)
     run = tmp_path / "run"
     assert main(["generate", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
