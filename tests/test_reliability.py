@@ -407,6 +407,14 @@ def test_the_judges_client_is_closed_with_its_event_loop(hostile):
     text, client = asyncio.run(ask())
     assert text == "yes" and client.is_closed()
 
+    async def ask_and_close():  # what a Ray judge actor does before it is killed
+        await chat.chat([{"role": "user", "content": "hi"}])
+        client = chat._client()
+        await chat.aclose()
+        return client.is_closed()
+
+    assert asyncio.run(ask_and_close())
+
 
 def _completion(content: str) -> bytes:
     return json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",

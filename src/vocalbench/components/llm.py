@@ -131,6 +131,12 @@ class OpenAIChat:
             close_with_loop(client)
         return client
 
+    async def aclose(self) -> None:
+        """Close the running loop's client now (else it is closed when its loop ends)."""
+        client = self._clients.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
     async def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 512, json_mode: bool = False,
                    temperature: float = 0.0, seed: int | None = 0, top_logprobs: int | None = None) -> ChatResult:
         """One completion; SDK exceptions (openai.APIError and subclasses) propagate.

@@ -129,6 +129,12 @@ class JudgeActor:
             _CALLS.reset(token)
         return verdict, calls
 
+    async def close(self) -> None:
+        """Close the judge's endpoint client in this actor's loop, before the actor is killed."""
+        aclose = getattr(getattr(self.judge, "llm", None), "aclose", None)
+        if aclose is not None:
+            await aclose()
+
 
 class PooledJudge:
     """The :class:`~vocalbench.scoring.base.Judge` the engine sees: verdicts from a judge pool,
@@ -210,8 +216,8 @@ class RayComponents(Components):
         return PooledJudge(pool, _started(first))
 
     async def close(self) -> None:
-        for pool in self.pools.values():
-            await pool.close()
+        for kind, pool in self.pools.items():
+            await pool.close("close" if kind == "judge" else None)
         self.pools.clear()
 
 
