@@ -13,8 +13,11 @@ from vocalbench.commands import generate as gen
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from vocalbench.duplex import run as duplex
+
     gen.add_arguments(p)
     dry_run.add_arguments(p)
+    duplex.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,6 +29,10 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
+    from vocalbench.duplex import run as duplex
+
+    if duplex.wanted(args):
+        return duplex.run(args)
     jobs = gen.jobs_from_args(args)
     if args.dry_run:
         for job in jobs:

@@ -231,24 +231,43 @@ def build_one(script: Script, tts: Any, asr: Any, out: Path) -> Scenario:
                     span, [(round(a, 3), round(b, 3), w) for a, b, w in words])
 
 
-def ensure(lang: str, which: str = "mini", progress: bool = True) -> list[Scenario]:
-    """The built scenarios of one language and set, building what is missing (resumable per scenario)."""
-    from vocalbench import components
-    from vocalbench.files import write_atomic
-    from vocalbench.progress import progress_bar
+MANIFEST = "scenarios.jsonl"
 
-    root = location(lang, which)
-    root.mkdir(parents=True, exist_ok=True)
-    manifest = root / "scenarios.jsonl"
+
+def read_manifest(path: Path) -> dict[str, Scenario]:
+    """The scenarios of a ``scenarios.jsonl`` by id (empty when it does not exist)."""
     done: dict[str, Scenario] = {}
-    if manifest.exists():
-        for line in manifest.read_text(encoding="utf-8").splitlines():
+    if path.exists():
+        for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 body = json.loads(line)
                 body["parts"] = [Part(**p) for p in body["parts"]]
                 body["span"] = tuple(body["span"]) if body.get("span") else None
                 body["words"] = [tuple(w) for w in body.get("words") or []]
                 done[body["id"]] = Scenario(**body)
+    return done
+
+
+def write_manifest(path: Path, scenarios: list[Scenario]) -> None:
+    from vocalbench.files import write_atomic
+
+    write_atomic(path, "".join(json.dumps(asdict(sc), ensure_ascii=False) + "\n" for sc in scenarios))
+
+
+def read_manifest_scenarios(run_dir: Path) -> dict[str, Scenario]:
+    """The scenarios a duplex run replayed (``RUN/duplex/scenarios.jsonl``)."""
+    return read_manifest(run_dir / SUBSET / MANIFEST)
+
+
+def ensure(lang: str, which: str = "mini", progress: bool = True) -> list[Scenario]:
+    """The built scenarios of one language and set, building what is missing (resumable per scenario)."""
+    from vocalbench import components
+    from vocalbench.progress import progress_bar
+
+    root = location(lang, which)
+    root.mkdir(parents=True, exist_ok=True)
+    manifest = root / MANIFEST
+    done = read_manifest(manifest)
     scripts = read_scripts(lang, which)
     todo = [s for s in scripts if s.id not in done]
     if todo:
@@ -258,8 +277,7 @@ def ensure(lang: str, which: str = "mini", progress: bool = True) -> list[Scenar
             for s in todo:
                 sc = build_one(s, tts, asr, root)
                 done[sc.id] = sc
-                lines = [json.dumps(asdict(done[x.id]), ensure_ascii=False) for x in scripts if x.id in done]
-                write_atomic(manifest, ("\n".join(lines) + "\n").encode())
+                write_manifest(manifest, [done[x.id] for x in scripts if x.id in done])
                 bar.advance(1)
     return [done[s.id] for s in scripts]
 
