@@ -19,6 +19,7 @@ harness tests have known turn times.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
@@ -50,19 +51,25 @@ def silero_model_path() -> Path:
     return path
 
 
+@functools.cache
+def _silero_session() -> Any:
+    """One ONNX session per process, shared by every stream (the recurrent state is passed per call)."""
+    import onnxruntime
+
+    opts = onnxruntime.SessionOptions()
+    opts.inter_op_num_threads = 1
+    opts.intra_op_num_threads = 1
+    return onnxruntime.InferenceSession(str(silero_model_path()), sess_options=opts,
+                                        providers=["CPUExecutionProvider"])
+
+
 class SileroVAD:
     """Streaming Silero VAD: ``prob(frame)`` for consecutive 512-sample frames of 16 kHz audio."""
 
     name = "silero-vad-onnx"
 
     def __init__(self) -> None:
-        import onnxruntime
-
-        opts = onnxruntime.SessionOptions()
-        opts.inter_op_num_threads = 1
-        opts.intra_op_num_threads = 1
-        self._session = onnxruntime.InferenceSession(str(silero_model_path()), sess_options=opts,
-                                                     providers=["CPUExecutionProvider"])
+        self._session = _silero_session()
         self._sr = np.array(RATE, dtype=np.int64)
         self.reset()
 

@@ -139,17 +139,18 @@ def gaps(script: Script) -> list[float]:
     return [round(float(rng.uniform(0.3, 0.8)), 2) for _ in range(n)]
 
 
-def version(lang: str) -> str:
+def version(lang: str, which: str) -> str:
+    """Hash of the recipe and the set's scripts: a new value means a rebuild (adding scenarios to the
+    full set leaves ``mini`` as built)."""
     h = hashlib.sha256(RECIPE.encode())
-    for kind in KINDS:
-        h.update(scripts_file(lang, kind).read_bytes())
+    h.update(json.dumps([asdict(s) for s in read_scripts(lang, which)], ensure_ascii=False).encode())
     return h.hexdigest()[:12]
 
 
 def location(lang: str, which: str) -> Path:
     from vocalbench.config import cache_dir
 
-    return cache_dir() / "duplex" / version(lang) / lang / which
+    return cache_dir() / "duplex" / version(lang, which) / lang / which
 
 
 def _trim(x: np.ndarray) -> np.ndarray:

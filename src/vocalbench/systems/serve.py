@@ -135,6 +135,10 @@ class SystemServer:
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError("vocalbench serve binds loopback only")
         await self.system.start()
+        if self.turn_detection is not None:  # load the VAD model (and scipy) now, not in the first conversation
+            from vocalbench.components.vad import TurnDetector, TurnSettings, resampler_24k_to_16k
+
+            TurnDetector(TurnSettings(vad=self.turn_detection)).feed(list(resampler_24k_to_16k()(np.zeros(2400)))[0])
         self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, backlog=1024)
