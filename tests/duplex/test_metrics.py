@@ -80,7 +80,7 @@ def test_measure_and_aggregate_with_intervals() -> None:
         sc = _scenario("smooth", f"smooth-{i:03d}")
         start = 3.0 + float(rng.uniform(0.3, 1.2))
         ws = words((start, start + 0.4), (start + 0.5, start + 1.2)) if i % 4 else []
-        for k in (1, 2):  # two repeats of each scenario
+        for _k in (1, 2):  # two repeats of each scenario
             rows.append({"scenario": sc.id, "kind": "smooth", "metrics": measure(sc, ws, [], ws[0].start if ws else None)})
     out = aggregate(rows)["smooth"]
     assert out["scenarios"] == 12 and out["replays"] == 24

@@ -42,7 +42,7 @@ def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: N
     cfg = RunConfig(system="realtime:offline", lang="en", concurrency=1, quiet=True)
     with ServeProcess("offline", extra_args=["--turn-detection", "silero", "--max-reply-tokens", "32"]) as url:
         system = resolve(f"realtime:offline@{url}/v1", SystemOptions(max_reply_tokens=32))
-        from vocalbench.duplex.run import settings_from_args
+        from vocalbench.commands.duplex import settings_from_args
 
         settings = settings_from_args(type("A", (), {"vad_threshold": 0.5, "vad_prefix_ms": 300,
                                                      "vad_silence_ms": 500})())

@@ -13,7 +13,7 @@ from vocalbench.commands import generate as gen
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from vocalbench.duplex import run as duplex
+    from vocalbench.commands import duplex
 
     gen.add_arguments(p)
     dry_run.add_arguments(p)
@@ -23,13 +23,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Per language: generate (resumable), score what is missing, print the table; then the report.
     Each run folder is held from its generation to the report: one store handle per run."""
+    from vocalbench.commands import duplex
     from vocalbench.report.leaderboard import print_table, write_markdown
     from vocalbench.report.repeats import write_repeats
     from vocalbench.report.site import write_report
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
-
-    from vocalbench.duplex import run as duplex
 
     if duplex.wanted(args):
         return duplex.run(args)

@@ -54,7 +54,7 @@ def measure(sc: Scenario, words: list[m.Word], segments: list[m.Span], onset: fl
         assert sc.span is not None
         out = m.user_interruption(words, segments, m.Span(*sc.span))
     else:
-        out = m.backchannel(words, segments, sc.duration)
+        out = m.backchannel(words, [s for s in segments if s.start < sc.duration], sc.duration)  # not in a --tail
     return {**out, "ttfa": m.first_audio_after(onset, reference(sc))}
 
 

@@ -50,6 +50,7 @@ def _events(path: Path) -> list[dict[str, Any]]:
 
 
 def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]:
+    from vocalbench.audio import info
     from vocalbench.duplex.run import load_rows
     from vocalbench.duplex.scenarios import read_manifest_scenarios
 
@@ -64,7 +65,7 @@ def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]
         for which in ("input", "output"):
             shutil.copyfile(folder / f"{which}.wav", audio_dir / f"{name}-{which}.wav")
         out.append({
-            "id": row["scenario"], "kind": row["kind"], "repeat": row["repeat"], "duration": sc.duration,
+            "id": row["scenario"], "kind": row["kind"], "repeat": row["repeat"], "duration": info(folder / "input.wav").duration,
             "input": f"duplex_audio/{name}-input.wav", "output": f"duplex_audio/{name}-output.wav",
             "peaks_in": _peaks(folder / "input.wav"), "peaks_out": _peaks(folder / "output.wav"),
             "parts": [{"start": p.start, "end": p.end, "text": p.text} for p in sc.parts],
