@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 import tempfile
 from pathlib import Path
@@ -71,7 +72,9 @@ def main() -> int:
             for n in levels:
                 late = np.asarray(asyncio.run(wave(url, n, args.seconds, args.chunk_ms, tmp)))
                 rows.append((n, late.size, *np.percentile(late, [50, 99]), late.max()))
-    print(f"chunk {args.chunk_ms} ms, {args.seconds:g} s per scenario, scripted double in its own process")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"chunk {args.chunk_ms} ms, {args.seconds:g} s per scenario, scripted double in its own process; "
+          f"load average {load} on {os.cpu_count()} CPUs")
     print(f"{'concurrency':>11} {'chunks':>7} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p99/target':>10}")
     for n, count, p50, p99, mx in rows:
         print(f"{n:>11} {count:>7} {p50:>8.2f} {p99:>8.2f} {mx:>8.2f} {p99 / TARGET_P99_MS:>10.2f}")

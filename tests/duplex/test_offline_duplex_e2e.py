@@ -1,5 +1,5 @@
 """End to end with real models: the offline cascade served with Silero turn detection, replayed in
-real time through ``vocalbench run --subsets duplex`` on two mini scenarios (smooth turn-taking and
+real time through the duplex run (as ``vocalbench run --subsets duplex`` does) on two mini scenarios (smooth turn-taking and
 pause handling, ``--limit 1`` after picking those kinds). Slow: marked ``slow``."""
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: N
 
         settings = settings_from_args(type("A", (), {"vad_threshold": 0.5, "vad_prefix_ms": 300,
                                                      "vad_silence_ms": 500})())
-        asyncio.run(replay_all(system, scenarios, tmp_path, settings, 40, 1, cfg))
+        asyncio.run(replay_all(system, scenarios, tmp_path, settings, 40, 1, cfg, tail=20.0))
     result = score_all(scenarios, tmp_path, 1, "en", quiet=True)
     smooth = next(sc for sc in scenarios if sc.kind == "smooth")
     folder = replay_dir(tmp_path, smooth.id, 1)

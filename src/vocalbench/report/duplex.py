@@ -75,6 +75,20 @@ def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]
     return out
 
 
+def split_duplex(paths: Sequence[str | Path]) -> tuple[list[Path], list[str | Path]]:
+    """(duplex run folders among ``paths`` or their en/ and zh/, the other paths as given)."""
+    duplex: list[Path] = []
+    rest: list[str | Path] = []
+    for raw in paths:
+        p = Path(raw)
+        found = [q for q in (p, p / "en", p / "zh") if (q / "duplex.json").is_file()]
+        if found:
+            duplex += found
+        else:
+            rest.append(raw)
+    return duplex, rest
+
+
 def write_duplex_report(runs: Sequence[Path], out_dir: Path) -> Path:
     """Write ``out_dir/duplex.html`` for the duplex run folders ``runs``; returns its path."""
     from vocalbench.report.site import _env
