@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             (run_dir / SUBSET).mkdir(parents=True, exist_ok=True)
             write_manifest(run_dir / SUBSET / MANIFEST, scenarios)
             asyncio.run(replay_all(system, scenarios, run_dir, settings, args.chunk_ms, args.repeats, cfg, args.tail))
-            result = score_all(scenarios, run_dir, args.repeats, cfg.lang, quiet=cfg.quiet)
+            result = score_all(scenarios, run_dir, args.repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr)
             write_result(run_dir, {"system": cfg.system, "lang": cfg.lang, "set": args.data, "repeats": args.repeats,
                                    "turn_detection": record["turn_detection"], "kinds": result})
             print(f"[{cfg.lang}] duplex, {cfg.system}\n{table(result)}")

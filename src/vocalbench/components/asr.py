@@ -133,7 +133,8 @@ class FasterWhisperASR:
 
 
 def timed_words(asr: Any, path: str | Path, lang: str | None) -> list[tuple[float, float, str]]:
-    """(start s, end s, word) of every word Whisper hears in ``path`` (word timestamps on; Mandarin in
+    """(start s, end s, word) of every word Whisper hears in ``path`` (word timestamps on, silence
+    skipped by faster-whisper's VAD filter so Whisper writes nothing into long silences; Mandarin in
     Simplified characters). Raises ``ValueError`` naming the file when it cannot be read; an ASR
     component other than faster-whisper raises ``ComponentUnavailable``."""
     model = getattr(asr, "_model", None)
@@ -144,7 +145,7 @@ def timed_words(asr: Any, path: str | Path, lang: str | None) -> list[tuple[floa
         raise ValueError(samples.message)
     with asr._lock:
         segments, _ = model.transcribe(samples, language=lang, beam_size=asr.beam_size, temperature=0.0,
-                                       condition_on_previous_text=False, word_timestamps=True)
+                                       condition_on_previous_text=False, word_timestamps=True, vad_filter=True)
         words = [(float(w.start), float(w.end), w.word.strip()) for s in segments for w in (s.words or [])]
     if lang == "zh":
         words = [(a, b, to_simplified(w)) for a, b, w in words]

@@ -95,8 +95,10 @@ async def replay_all(system: Any, scenarios: list[Scenario], run_dir: Path, sett
         await asyncio.gather(*(one(sc, k) for sc, k in todo))
 
 
-def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str, quiet: bool = False) -> dict[str, Any]:
-    """Score every finished replay (cached per folder) and aggregate."""
+def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str, quiet: bool = False,
+              asr_spec: str = "offline") -> dict[str, Any]:
+    """Score every finished replay (cached per folder) with the ASR of ``asr_spec`` (a faster-whisper
+    model: word timings) and aggregate."""
     from vocalbench import components
     from vocalbench.components.vad import SileroVAD
     from vocalbench.progress import progress_bar
@@ -109,7 +111,7 @@ def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str,
         for sc, k in done:
             folder = replay_dir(run_dir, sc.id, k)
             if asr is None:
-                asr, vad = components.resolve("asr", "offline"), SileroVAD()
+                asr, vad = components.resolve("asr", asr_spec), SileroVAD()
             body = score_replay(sc, folder, asr, vad)
             rows.append({"scenario": sc.id, "kind": sc.kind, "repeat": k, "metrics": body["metrics"]})
             bar.advance(1)

@@ -25,7 +25,7 @@ from vocalbench.duplex import metrics as m
 from vocalbench.duplex.scenarios import KINDS, RATE, Scenario
 
 METRICS_FILE = "metrics.json"
-SCORER_VERSION = "1"
+SCORER_VERSION = "2"
 # what each kind reports, in table order (take_over: a rate in [0, 1]; times in seconds)
 MEASURES: dict[str, tuple[str, ...]] = {
     "pause": ("take_over",),
@@ -84,7 +84,7 @@ def score_replay(sc: Scenario, folder: Path, asr: Any, vad: Any) -> dict[str, An
     body = {"version": SCORER_VERSION, "scenario": sc.id, "kind": sc.kind, "asr": getattr(asr, "id", "asr"),
             "vad": getattr(vad, "name", "vad"), "words": [asdict(w) for w in words],
             "segments": [asdict(s) for s in segments], "onset": onset,
-            "metrics": measure(sc, words, segments, onset)}
+            "metrics": {k: None if v is None else round(v, 4) for k, v in measure(sc, words, segments, onset).items()}}
     write_json(path, body)
     return body
 
