@@ -96,3 +96,21 @@ async def test_barge_in_drops_unplayed_audio_and_truncates(tmp_path: Path) -> No
     # dropped after it, until the reply to the second turn (ends 2.88 s + 0.48 s + 0.22 s = 3.58 s)
     assert np.abs(y[int(2.55 * RATE):int(3.5 * RATE)]).max() == 0.0
     assert first_audible(y[int(3.5 * RATE):], RATE) / RATE + 3.5 == pytest.approx(3.58, abs=0.03)
+
+
+async def test_a_reply_over_the_limits_is_cut_where_it_crosses_them(tmp_path: Path) -> None:
+    from vocalbench.limits import ReplyLimits
+
+    server, url = await serve_script(tmp_path, {"text": "a very long reply", "audio": {"tone": 440, "seconds": 3.0},
+                                                "first_chunk_delay": 0.22, "chunk_seconds": 0.1})
+    x = np.concatenate([silence(0.48), tone(0.48), silence(4.5)])
+    try:
+        await replay(url, x, tmp_path / "out", settings=SETTINGS, chunk_ms=40,
+                     limits=ReplyLimits(audio_seconds=1.0))
+    finally:
+        await server.stop()
+    evs = events(tmp_path / "out")
+    assert any(e.get("dropped") == "reply_too_large" for e in evs)
+    y, _ = load(tmp_path / "out" / "output.wav")
+    played = np.count_nonzero(np.abs(y) > 1e-3) / RATE
+    assert 0.9 <= played <= 1.01  # the first second only, never the 3 s the system sent
