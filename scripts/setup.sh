@@ -56,6 +56,9 @@ $PIP install -q --find-links "$LLAMA_WHEELS" -e ".[all,test]"
 # DistillMOS and its SSL front end declare torchaudio, which cannot load beside torch 2.13:
 # install them without dependencies (vocalbench stubs torchaudio for them, see OFFLINE.md).
 $PIP install -q --no-deps "distillmos==0.9.1" "xls-r-sqa==0.1.0"
+# Silero VAD (duplex turn detection and scoring): only its ONNX model is used, on onnxruntime;
+# its metadata declares torch, so it is installed without dependencies.
+$PIP install -q --no-deps "silero-vad==6.2.3"
 
 log "assembling offline models"
 "$VENV/bin/python" -m vocalbench.components.assets --all

@@ -21,6 +21,7 @@ LAYERS: list[set[str]] = [
     {"runner"},
     {"scoring"},
     {"construct"},
+    {"duplex"},
     {"report"},
     {"registry", "commands"},
     {"cli"},

@@ -137,8 +137,9 @@ def _read_body(p: Path) -> dict[str, object]:
 
 
 # What config.json records beside the fields: written by generate (versions, latency, system
-# details) and import (where the outputs came from), kept when score rewrites the config.
-RECORD_KEYS = frozenset({"versions", "latency", "system_details", "imported_from", "import_format"})
+# details), import (where the outputs came from) and the duplex suite (its session's turn
+# detection, chunk size and protocol), kept when score rewrites the config.
+RECORD_KEYS = frozenset({"versions", "latency", "system_details", "imported_from", "import_format", "duplex"})
 
 # Policies that depend on the kind of system under test (the one place they are decided).
 LOCAL_REPLY_CAP = 64  # tokens: a CPU cascade answers the whole built-in set within minutes

@@ -19,11 +19,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from vocalbench.report.duplex import split_duplex, write_duplex_report
     from vocalbench.report.site import write_report
     from vocalbench.runner.folder import RunFolderError
 
     if args.n_boot < 0:
         raise CliError("--n-boot must be 0 or more")
+    duplex, args.runs = split_duplex(args.runs)
+    if duplex:  # duplex runs (--subsets duplex) get their own page: measures and timelines
+        page = write_duplex_report(duplex, Path(args.out))
+        if not args.quiet:
+            print(page)
+        if not args.runs:
+            return 0
     try:
         res = write_report(args.runs, args.out, n_boot=args.n_boot, seed=args.seed)
     except RunFolderError as exc:

@@ -13,19 +13,25 @@ from vocalbench.commands import generate as gen
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from vocalbench.commands import duplex
+
     gen.add_arguments(p)
     dry_run.add_arguments(p)
+    duplex.add_arguments(p)
 
 
 def run(args: argparse.Namespace) -> int:
     """Per language: generate (resumable), score what is missing, print the table; then the report.
     Each run folder is held from its generation to the report: one store handle per run."""
+    from vocalbench.commands import duplex
     from vocalbench.report.leaderboard import print_table, write_markdown
     from vocalbench.report.repeats import write_repeats
     from vocalbench.report.site import write_report
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
+    if duplex.wanted(args):
+        return duplex.run(args)
     jobs = gen.jobs_from_args(args)
     if args.dry_run:
         for job in jobs:

@@ -17,6 +17,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--voice", default=None, help="voice of the served system, where it has voices")
     p.add_argument("--max-reply-tokens", type=int, default=None,
                    help="reply token cap of the served system (default: 64 for the local cascades, 1024 for network systems)")
+    p.add_argument("--turn-detection", choices=("silero", "energy"), default=None,
+                   help="offer server-side turn detection to realtime sessions that ask for it (session "
+                        "turn_detection server_vad): silero = the Silero VAD model; energy = frame RMS above "
+                        "-40 dBFS (exact on synthetic audio, for harness tests). Default: off")
     p.add_argument("--quiet", action="store_true", help="print only the serving line")
 
 
@@ -35,12 +39,16 @@ def run(args: argparse.Namespace) -> int:
     try:
         faults = replace(FaultPlan.parse(args.faults), hang_seconds=args.hang_seconds)
         system = resolve(args.system, SystemOptions.from_env(args.system_base_url, args.voice, args.max_reply_tokens))
-    except (ValueError, FileNotFoundError) as exc:
+        if args.turn_detection == "silero":
+            from vocalbench.components.vad import silero_model_path
+
+            silero_model_path()  # a missing model fails here, not at the first conversation
+    except (ValueError, FileNotFoundError, ImportError) as exc:
         raise CliError(str(exc)) from None
     if not 0 <= args.port <= 65535:
         raise CliError(f"--port {args.port}: a port is 0..65535 (0: pick a free one)")
     try:
-        asyncio.run(serve_forever(system, args.port, faults, args.fault_seed, args.quiet))
+        asyncio.run(serve_forever(system, args.port, faults, args.fault_seed, args.quiet, args.turn_detection))
     except KeyboardInterrupt:
         return 0
     except OSError as exc:

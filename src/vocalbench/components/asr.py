@@ -132,6 +132,26 @@ class FasterWhisperASR:
         return Transcript(file=path, text=text, language=language, seconds=len(samples) / SAMPLE_RATE)
 
 
+def timed_words(asr: Any, path: str | Path, lang: str | None) -> list[tuple[float, float, str]]:
+    """(start s, end s, word) of every word Whisper hears in ``path`` (word timestamps on, silence
+    skipped by faster-whisper's VAD filter so Whisper writes nothing into long silences; Mandarin in
+    Simplified characters). Raises ``ValueError`` naming the file when it cannot be read; an ASR
+    component other than faster-whisper raises ``ComponentUnavailable``."""
+    model = getattr(asr, "_model", None)
+    if model is None or not hasattr(asr, "_lock"):
+        raise ComponentUnavailable("asr_no_word_timestamps", f"ASR '{getattr(asr, 'id', asr)}' gives no word timings")
+    samples = load_or_error(path, SAMPLE_RATE)
+    if isinstance(samples, ComponentError):
+        raise ValueError(samples.message)
+    with asr._lock:
+        segments, _ = model.transcribe(samples, language=lang, beam_size=asr.beam_size, temperature=0.0,
+                                       condition_on_previous_text=False, word_timestamps=True, vad_filter=True)
+        words = [(float(w.start), float(w.end), w.word.strip()) for s in segments for w in (s.words or [])]
+    if lang == "zh":
+        words = [(a, b, to_simplified(w)) for a, b, w in words]
+    return [w for w in words if w[2]]
+
+
 def whisper_base(**opts: Any) -> FasterWhisperASR:
     """The offline default: Whisper base assembled from the packaged parts."""
     from vocalbench.components import assets

@@ -43,6 +43,7 @@ from vocalbench.audio import (
     resample,
     to_wav_bytes,
 )
+from vocalbench.components.vad import Kind
 from vocalbench.records import AudioRef, Sample, Turn
 from vocalbench.systems.base import (
     AudioChunk,
@@ -64,6 +65,7 @@ from vocalbench.systems.realtime_events import (
     server_session,
 )
 from vocalbench.systems.scripted import REQUEST_ARRIVAL
+from vocalbench.systems.turn_taking import TurnTakingSession, requested_turn_detection
 
 OPENAI_AUDIO_RATE = 24000
 FAULT_KINDS = ("429", "500", "timeout", "drop")
@@ -108,8 +110,10 @@ class FaultPlan:
 class SystemServer:
     """Serves one system; one instance per process."""
 
-    def __init__(self, system: System, faults: FaultPlan | None = None, seed: int = 0) -> None:
+    def __init__(self, system: System, faults: FaultPlan | None = None, seed: int = 0,
+                 turn_detection: Kind | None = None) -> None:
         self.system = system
+        self.turn_detection = turn_detection  # server-side VAD offered to realtime sessions (turn_taking.py)
         self.faults = faults or FaultPlan()
         self.rng = random.Random(seed)
         self.tmp = Path(tempfile.mkdtemp(prefix="vocalbench-serve-"))
@@ -131,6 +135,10 @@ class SystemServer:
         if host not in ("127.0.0.1", "localhost", "::1"):
             raise ValueError("vocalbench serve binds loopback only")
         await self.system.start()
+        if self.turn_detection is not None:  # load the VAD model (and scipy) now, not in the first conversation
+            from vocalbench.components.vad import TurnDetector, TurnSettings, resampler_24k_to_16k
+
+            TurnDetector(TurnSettings(vad=self.turn_detection)).feed(list(resampler_24k_to_16k()(np.zeros(2400)))[0])
         self._runner = web.AppRunner(self.app(), access_log=None, shutdown_timeout=1.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, backlog=1024)
@@ -367,6 +375,14 @@ class SystemServer:
                 continue
             if kind == "session.update":
                 session = merge_session(session, ev.get("session") or {})
+                if requested_turn_detection(api, session) is not None:
+                    if self.turn_detection is None:
+                        await _ws_error(ws, "invalid_request_error", "turn_detection: this server was started "
+                                        "without --turn-detection")
+                        continue
+                    await _ws_send(ws, "session.updated", session=session)
+                    await TurnTakingSession(self, request, ws, api, session, history, self.turn_detection).run()
+                    return ws
                 await _ws_send(ws, "session.updated", session=session)
             elif kind == "conversation.item.create":
                 item = {**(ev.get("item") or {}), "id": f"item_{uuid.uuid4().hex[:12]}"}
@@ -533,11 +549,12 @@ async def _ws_error(ws: web.WebSocketResponse, kind: str, message: str) -> None:
     await _ws_send(ws, "error", error={"type": kind, "code": kind, "message": message})
 
 
-async def serve_forever(system: System, port: int, faults: FaultPlan, seed: int = 0, quiet: bool = False) -> None:
+async def serve_forever(system: System, port: int, faults: FaultPlan, seed: int = 0, quiet: bool = False,
+                        turn_detection: Kind | None = None) -> None:
     """Run the server until Ctrl-C or SIGTERM; prints the bound address first."""
     import signal
 
-    server = SystemServer(system, faults, seed)
+    server = SystemServer(system, faults, seed, turn_detection)
     bound = await server.start(port)
     gc.freeze()  # start-up objects (models, modules) leave the collector: no long pauses mid-stream
     print(f"serving {system.id} on http://127.0.0.1:{bound} (/v1/chat/completions, /v1/realtime, "

@@ -1,0 +1,115 @@
+"""The duplex report: a table per system (measures with 95 % intervals) and a playable timeline per scenario.
+
+``write_duplex_report(runs, out)`` writes ``out/duplex.html`` and copies each replay's input and
+output audio under ``out/duplex_audio/`` (the page is self-contained beside them). The timeline
+draws the input (user) and the output (system) waveforms on one time axis, with the scenario's
+parts, the pause or interruption span, the server's turn events (speech started / stopped,
+responses created / done, truncations) and the output's words marked; "play" plays input and
+output together from the cursor, with a moving playhead.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES
+
+PEAKS_PER_SECOND = 50
+MARKED_EVENTS = {"input_audio_buffer.speech_started": "speech started", "input_audio_buffer.speech_stopped":
+                 "speech stopped", "response.created": "response", "response.done": "done"}
+
+
+def _peaks(path: Path) -> list[float]:
+    """Peak amplitude per 20 ms of a wav (the drawn waveform)."""
+    from vocalbench.audio import load
+
+    x, sr = load(path)
+    step = max(1, sr // PEAKS_PER_SECOND)
+    n = x.size // step
+    return [round(float(v), 3) for v in np.abs(x[:n * step]).reshape(n, step).max(axis=1)] if n else []
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    out = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        ev = json.loads(line)
+        label = MARKED_EVENTS.get(ev["type"])
+        if ev.get("truncated_item"):
+            label = f"barge-in: truncated at {ev.get('played_ms')} ms"
+        if ev["type"] == "response.done" and ev.get("status") not in (None, "completed"):
+            label = f"response {ev.get('status')}"
+        if label:
+            out.append({"t": ev["t"], "label": label})
+    return out
+
+
+def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]:
+    from vocalbench.audio import info
+    from vocalbench.duplex.run import load_rows
+    from vocalbench.duplex.scenarios import read_manifest_scenarios
+
+    scenarios = read_manifest_scenarios(run_dir)
+    out = []
+    for row in load_rows(run_dir):
+        folder = Path(row["folder"])
+        sc = scenarios.get(row["scenario"])
+        if sc is None:
+            continue
+        name = f"{key}-{row['scenario']}-{row['repeat']}"
+        for which in ("input", "output"):
+            shutil.copyfile(folder / f"{which}.wav", audio_dir / f"{name}-{which}.wav")
+        out.append({
+            "id": row["scenario"], "kind": row["kind"], "repeat": row["repeat"], "duration": info(folder / "input.wav").duration,
+            "input": f"duplex_audio/{name}-input.wav", "output": f"duplex_audio/{name}-output.wav",
+            "peaks_in": _peaks(folder / "input.wav"), "peaks_out": _peaks(folder / "output.wav"),
+            "parts": [{"start": p.start, "end": p.end, "text": p.text} for p in sc.parts],
+            "user_end": sc.user_end, "span": sc.span, "events": _events(folder / "events.jsonl"),
+            "words": row["words"], "metrics": row["metrics"],
+        })
+    return out
+
+
+def split_duplex(paths: Sequence[str | Path]) -> tuple[list[Path], list[str | Path]]:
+    """(duplex run folders among ``paths`` or their en/ and zh/, the other paths as given)."""
+    duplex: list[Path] = []
+    rest: list[str | Path] = []
+    for raw in paths:
+        p = Path(raw)
+        found = [q for q in (p, p / "en", p / "zh") if (q / "duplex.json").is_file()]
+        if found:
+            duplex += found
+        else:
+            rest.append(raw)
+    return duplex, rest
+
+
+def write_duplex_report(runs: Sequence[Path], out_dir: Path) -> Path:
+    """Write ``out_dir/duplex.html`` for the duplex run folders ``runs``; returns its path."""
+    from vocalbench.report.site import _env
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    audio_dir = out_dir / "duplex_audio"
+    audio_dir.mkdir(exist_ok=True)
+    systems = []
+    for i, run in enumerate(runs):
+        body = json.loads((run / "duplex.json").read_text(encoding="utf-8"))
+        rows = []
+        for kind, res in body["kinds"].items():
+            for name in (*MEASURES[kind], "ttfa_p50", "ttfa_p95"):
+                r = res[name]
+                rows.append({"kind": KIND_LABELS[kind], "measure": LABELS[name], "value": r["value"],
+                             "ci": r["ci95"], "n": r["n"], "na": r["not_applicable"]})
+        systems.append({"system": body["system"], "lang": body["lang"], "set": body["set"],
+                        "repeats": body["repeats"], "turn_detection": body["turn_detection"], "rows": rows,
+                        "timelines": _timelines(run, audio_dir, f"s{i}")})
+    css = (Path(__file__).parent / "templates" / "report.css").read_text(encoding="utf-8")
+    html = _env().get_template("duplex.html.j2").render(systems=systems, css=css)
+    path = out_dir / "duplex.html"
+    path.write_text(html, encoding="utf-8")
+    return path
