@@ -9,6 +9,7 @@ a successful reply and retries failed ones. Items of a subset declared with ``re
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import random
@@ -23,7 +24,7 @@ import numpy as np
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
 from vocalbench.config import RunConfig
-from vocalbench.files import inside, write_atomic
+from vocalbench.files import SAFE_ID, inside, write_atomic
 from vocalbench.limits import PARTIAL_TEXT_CHARS
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
@@ -152,8 +153,18 @@ def write_wav(path: Path, samples: np.ndarray, sample_rate: int) -> Path:
 
 def audio_path(store: RunStore, sample: Sample) -> Path:
     """Where a sample's reply audio lives: RUN/audio/<subset>/<id>.wav (:class:`UnsafePath` if an id
-    would lead outside RUN/audio)."""
+    would lead outside RUN/audio). The subset's folder is resolved once; a safe id (one plain file
+    name) that is not a link needs no further resolving."""
+    folder = _subset_folder(store.audio_dir, sample.subset)
+    path = folder / f"{sample.id}.wav"
+    if SAFE_ID.fullmatch(sample.id) and not path.is_symlink():
+        return path
     return inside(store.audio_dir, Path(sample.subset) / f"{sample.id}.wav")
+
+
+@functools.lru_cache(maxsize=256)
+def _subset_folder(audio_dir: Path, subset: str) -> Path:
+    return inside(audio_dir, subset)
 
 
 def _norm_q(q: str) -> str:
