@@ -229,9 +229,9 @@ def first_audible(x: np.ndarray, sample_rate: int, threshold_dbfs: float = SILEN
     """
     step = max(1, int(round(frame_s * sample_rate)))
     y = np.asarray(x).reshape(-1)
-    block = step * 100  # a second at a time: a reply is usually audible in its first block
-    for begin in range(0, y.size, block):
-        part = y[begin:begin + block].astype(np.float64)
+    begin, frames = 0, 10  # a reply is usually audible within its first frames: look there first
+    while begin < y.size:
+        part = y[begin:begin + frames * step].astype(np.float64)
         pad = (-part.size) % step  # only the last block can end in a shorter frame
         sq = np.concatenate([part * part, np.zeros(pad)]).reshape(-1, step)
         counts = np.full(sq.shape[0], step, dtype=float)
@@ -240,6 +240,7 @@ def first_audible(x: np.ndarray, sample_rate: int, threshold_dbfs: float = SILEN
         loud = np.flatnonzero(rms_db >= threshold_dbfs)
         if loud.size:
             return begin + int(loud[0]) * step
+        begin, frames = begin + part.size, frames * 10
     return None
 
 
