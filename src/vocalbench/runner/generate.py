@@ -23,7 +23,7 @@ import numpy as np
 
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
-from vocalbench.config import RunConfig
+from vocalbench.config import RunConfig, is_local_system
 from vocalbench.files import SAFE_ID, inside, write_atomic
 from vocalbench.limits import PARTIAL_TEXT_CHARS
 from vocalbench.progress import Bar, Bars
@@ -287,7 +287,9 @@ async def generate(
         with bars:
             bar = bars.task("generate", len(todo), note="0 failed")
             if todo and cfg.warmup:
-                res.warmup = await _warmup(executor, todo[0], max(cfg.concurrency, cfg.latency_concurrency) * width)
+                # a local cascade's stages take one query each: one call warms them all (per replica)
+                calls = 1 if is_local_system(cfg.system) else max(cfg.concurrency, cfg.latency_concurrency)
+                res.warmup = await _warmup(executor, todo[0], calls * width)
                 store.set_meta("warmup", res.warmup)
             gc.collect()
             gc.freeze()  # start-up objects leave the collector's scans: no long GC pause inside a timed reply
