@@ -15,7 +15,9 @@ Stages per language: build (first build of the mini set), generate, score; then 
 Each stage's wall time, share of the job, and CPU seconds (this process and every process under
 it, the llama.cpp server included) are printed with the ratio to the first side, and whether the
 replies are the same text on every side (temperature 0: pipelining must not change them).
-With ``--limit N`` (N base items per subset) it runs a smaller job of the same shape.
+With ``--limit N`` (N base items per subset) it runs a smaller job of the same shape;
+``--mini-from CACHE`` gives every side an already built mini set (the build stage then only
+checks it); ``--work DIR --resume`` keeps the sides already finished in DIR.
 """
 
 from __future__ import annotations
