@@ -56,7 +56,7 @@ def tree_cpu(pid: int) -> float:
     return total
 
 
-def run_side(out: Path, limit: int | None, concurrency: int | None) -> dict[str, object]:
+def run_side(out: Path, limit: int | None, concurrency: int | None, lang: str | None) -> dict[str, object]:
     """The main job's steps in this process (what ``vocalbench run`` does), each timed."""
     from vocalbench.cli import build_parser
     from vocalbench.commands import generate as gen
@@ -69,6 +69,7 @@ def run_side(out: Path, limit: int | None, concurrency: int | None) -> dict[str,
     argv = ["run", "--out", str(out), "--quiet"]
     argv += ["--limit", str(limit)] if limit else []
     argv += ["--concurrency", str(concurrency)] if concurrency else []
+    argv += ["--lang", lang] if lang else []
     args = build_parser(argv).parse_args(argv)
     stages: list[dict[str, object]] = []
 
@@ -113,7 +114,8 @@ def fresh_cache(root: Path, mini_from: Path | None) -> Path:
     return root
 
 
-def child(side: str, tree: Path | None, work: Path, limit: int | None, mini_from: Path | None) -> dict[str, object]:
+def child(side: str, tree: Path | None, work: Path, limit: int | None, lang: str | None,
+          mini_from: Path | None) -> dict[str, object]:
     """Run one side in a child process with its own fresh cache; its JSON result."""
     env = dict(os.environ)
     env["VOCALBENCH_CACHE"] = str(fresh_cache(work / f"cache-{side}", mini_from))
@@ -121,6 +123,7 @@ def child(side: str, tree: Path | None, work: Path, limit: int | None, mini_from
         env["PYTHONPATH"] = os.pathsep.join([str(tree / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     cmd = [sys.executable, __file__, "--child", side, "--out", str(work / f"run-{side}")]
     cmd += ["--limit", str(limit)] if limit else []
+    cmd += ["--lang", lang] if lang else []
     result = work / f"{side}.json"
     with open(work / f"{side}.log", "w") as log:
         done = subprocess.run([*cmd, "--result", str(result)], env=env, stdout=log, stderr=subprocess.STDOUT,
@@ -133,6 +136,7 @@ def child(side: str, tree: Path | None, work: Path, limit: int | None, mini_from
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="N base items per subset (default: the whole mini set)")
+    ap.add_argument("--lang", choices=("en", "zh"), default=None, help="one language (default: both)")
     ap.add_argument("--sides", default="sequential,pipelined", help="comma-separated: sequential, pipelined")
     ap.add_argument("--before", type=Path, default=None, help="also run an earlier source tree's defaults")
     ap.add_argument("--work", type=Path, default=None, help="keep the runs and logs here (default: a temp folder)")
@@ -147,7 +151,7 @@ def main() -> int:
         concurrency = 1 if args.child == "sequential" else None
         if args.child == "sequential":
             os.environ["VOCALBENCH_LLM_DECODE_THREADS"] = os.environ.get("VOCALBENCH_LLM_THREADS", "2")
-        body = run_side(args.out, args.limit, concurrency)
+        body = run_side(args.out, args.limit, concurrency, args.lang)
         args.result.write_text(json.dumps(body, ensure_ascii=False))
         return 0
     sides: dict[str, Path | None] = {}
@@ -169,7 +173,7 @@ def main() -> int:
             results[side] = dict(json.loads(done.read_text()))
             continue
         print(f"running {side} ...", file=sys.stderr, flush=True)
-        results[side] = child(side, tree, work, args.limit, args.mini_from)
+        results[side] = child(side, tree, work, args.limit, args.lang, args.mini_from)
     load1 = os.getloadavg()
 
     names = list(results)
