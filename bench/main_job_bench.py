@@ -1,14 +1,16 @@
 """The main job's stage profile (not a test): ``vocalbench run --out RUN`` on the built-in mini set
 with the offline cascade and the local judge, from a fresh cache (the mini set built on first use,
-no cached judge verdicts), each stage timed, the sequential order beside the pipelined one in one run.
+no cached judge verdicts), each stage timed, the orders side by side in one run.
 
-    python bench/main_job_bench.py [--limit N] [--sides sequential,pipelined] [--before TREE]
+    python bench/main_job_bench.py [--limit N] [--lang en|zh] [--sides sequential,default,pipelined]
+                                   [--before TREE]
 
 Sides (each in its own child process, one after the other, each with its own fresh cache folder
 whose ``models/`` links to the assembled models, and its own llama.cpp server):
-  sequential  this tree with the cascade answering one query at a time (``--concurrency 1``, the
-              llama.cpp server's decode on every core: the order before issue 29)
-  pipelined   this tree's defaults: queries overlap across the cascade's stages (the next query's
+  sequential  one query at a time, the llama.cpp server decoding on two threads: the order before
+              issue 29
+  default     this tree's defaults (one query at a time, decoding on one thread)
+  pipelined   ``--concurrency 3``: queries overlap across the cascade's stages (the next query's
               ASR and the previous reply's TTS while the LLM writes); latency items still alone
   before      (with ``--before TREE``) an earlier source tree's own defaults
 Stages per language: build (first build of the mini set), generate, score; then the report.
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+SIDES = ("sequential", "default", "pipelined")
 
 
 def tree_cpu(pid: int) -> float:
@@ -137,7 +140,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="N base items per subset (default: the whole mini set)")
     ap.add_argument("--lang", choices=("en", "zh"), default=None, help="one language (default: both)")
-    ap.add_argument("--sides", default="sequential,pipelined", help="comma-separated: sequential, pipelined")
+    ap.add_argument("--sides", default=",".join(SIDES), help=f"comma-separated, from {', '.join(SIDES)}")
     ap.add_argument("--before", type=Path, default=None, help="also run an earlier source tree's defaults")
     ap.add_argument("--work", type=Path, default=None, help="keep the runs and logs here (default: a temp folder)")
     ap.add_argument("--resume", action="store_true", help="reuse the results of sides already finished in --work")
@@ -148,7 +151,7 @@ def main() -> int:
     ap.add_argument("--result", type=Path, default=None, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        concurrency = 1 if args.child == "sequential" else None
+        concurrency = {"sequential": 1, "pipelined": 3}.get(args.child)
         if args.child == "sequential":
             os.environ["VOCALBENCH_LLM_DECODE_THREADS"] = os.environ.get("VOCALBENCH_LLM_THREADS", "2")
         body = run_side(args.out, args.limit, concurrency, args.lang)
@@ -160,7 +163,7 @@ def main() -> int:
             ap.error(f"--before {args.before}: no src/vocalbench there")
         sides["before"] = args.before.resolve()
     for s in (x.strip() for x in args.sides.split(",") if x.strip()):
-        if s not in ("sequential", "pipelined"):
+        if s not in SIDES:
             ap.error(f"--sides: unknown side {s!r}")
         sides[s] = None
     work = args.work or Path(tempfile.mkdtemp(prefix="vocalbench-mainjob-"))

@@ -12,7 +12,7 @@ from vocalbench.config import RunConfig, saved_records
 
 def test_options_not_given_take_the_config_defaults_and_policies() -> None:
     local = RunConfig.from_options(system="offline", judge=None, max_attempts=None)
-    assert (local.concurrency, local.max_reply_tokens, local.judge, local.max_attempts) == (3, 64, "local", 4)
+    assert (local.concurrency, local.max_reply_tokens, local.judge, local.max_attempts) == (1, 64, "local", 4)
     net = RunConfig.from_options(system="openai-audio:gpt-4o", concurrency=3)
     assert (net.concurrency, net.max_reply_tokens) == (3, 1024)
     # one source of the system kind's defaults: a config built directly agrees with the flags' one

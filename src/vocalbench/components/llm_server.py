@@ -182,9 +182,10 @@ def server_threads() -> int:
 def decode_threads() -> int:
     """CPU threads of a started server's token-by-token decoding: ``VOCALBENCH_LLM_DECODE_THREADS``,
     default 1. Decoding is bound by memory bandwidth, so one thread keeps most of its speed, and it
-    leaves the other cores to the cascade's ASR and TTS of the queries around it (two threads that
-    share their cores with them wait for each other at every token: 5x slower measured under load;
-    the tokens are the same). Prompts (the judge's) are read with :func:`server_threads`."""
+    leaves the other cores to the cascade's TTS speaking the reply's earlier sentences (two threads
+    that share their cores with other work wait for each other at every token: 5x slower measured
+    on a loaded machine; the tokens are the same). Prompts (the judge's) are read with
+    :func:`server_threads`."""
     value = os.environ.get("VOCALBENCH_LLM_DECODE_THREADS", "1")
     if not value.isdigit() or int(value) < 1:
         raise ValueError(f"VOCALBENCH_LLM_DECODE_THREADS must be a positive integer, got {value!r}")
