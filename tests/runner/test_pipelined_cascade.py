@@ -82,7 +82,7 @@ def phase(rec: Recording) -> float:
 
 
 def test_a_local_cascade_answers_one_query_at_a_time_unless_asked():
-    assert system_defaults("offline")["concurrency"] == 1  # pipelining measured slower on 2 cores
+    assert system_defaults("offline")["concurrency"] == 1  # pipelining not shown faster on 2 cores
     assert RunConfig(system="cascade:asr=offline,llm=local,tts=offline", concurrency=LOCAL_PIPELINE).concurrency == 3
     assert RunConfig(system="offline").latency_concurrency == 1
 
