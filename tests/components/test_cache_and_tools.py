@@ -202,3 +202,16 @@ def test_replicas_opening_a_new_cache_at_once_all_succeed(tmp_path):
     while not failures.empty():
         got.append(failures.get())
     assert got == [] and [p.exitcode for p in procs] == [0, 0, 0]
+
+
+def test_decode_threads_come_from_the_environment(monkeypatch):
+    from vocalbench.components.llm_server import decode_threads
+
+    monkeypatch.delenv("VOCALBENCH_LLM_DECODE_THREADS", raising=False)
+    assert decode_threads() == 1  # the other core stays with the cascade's ASR and TTS
+    monkeypatch.setenv("VOCALBENCH_LLM_DECODE_THREADS", "2")
+    assert decode_threads() == 2
+    for bad in ("0", "two"):
+        monkeypatch.setenv("VOCALBENCH_LLM_DECODE_THREADS", bad)
+        with pytest.raises(ValueError, match="VOCALBENCH_LLM_DECODE_THREADS"):
+            decode_threads()

@@ -1,10 +1,15 @@
-"""Cascade building blocks: incremental sentence cutting, speakable text, SPEC parsing."""
+"""Cascade building blocks: incremental sentence cutting, speakable text, SPEC parsing, a queued
+query (Waiting) told apart from a stalled one."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
+from vocalbench.records import Sample
 from vocalbench.systems import SystemOptions, resolve
+from vocalbench.systems.base import Done, Sent, TextDelta, Waiting, collect
 from vocalbench.systems.cascade import (
     CascadeSystem,
     parse_parts,
@@ -38,3 +43,38 @@ def test_cascade_spec_parsing():
     assert resolve("offline").id == "offline"
     with pytest.raises(ValueError, match="unknown system"):
         resolve("telepathy:x")
+
+
+class Queued:
+    """A system that waits ``wait`` seconds before answering, saying it is queued every ``note`` s
+    (``note=None``: silent while it waits)."""
+
+    id = resource = "queued"
+
+    def __init__(self, wait: float, note: float | None) -> None:
+        self.wait, self.note = wait, note
+
+    async def start(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    def describe(self) -> dict:
+        return {}
+
+    async def stream(self, sample):
+        yield Sent("test")
+        end = asyncio.get_running_loop().time() + self.wait
+        while (left := end - asyncio.get_running_loop().time()) > 0:
+            await asyncio.sleep(min(left, self.note or left))
+            if self.note is not None:
+                yield Waiting("local:llm")
+        yield TextDelta("ok")
+        yield Done()
+
+
+@pytest.mark.parametrize("note, error", [(0.05, None), (None, "timeout")])
+async def test_a_queued_query_is_not_a_stalled_one(note, error):
+    sample = Sample(id="q-1", subset="knowledge", lang="en", index=0)
+    c = await collect(Queued(0.4, note), sample, timeout=5, stall_timeout=0.15)
+    assert (c.error.type if c.error else None) == error
+    assert c.text == ("ok" if error is None else "")

@@ -145,7 +145,7 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
     port = _free_port()
     log = _state_dir() / f"{alias}.log"
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1",
-           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(threads), "--n_threads_batch", str(threads),
+           "--port", str(port), "--n_ctx", str(n_ctx), "--n_threads", str(decode_threads()), "--n_threads_batch", str(threads),
            "--model_alias", alias,
            # another client's request waits for the model instead of cutting a streaming reply short
            "--interrupt_requests", "False",
@@ -169,12 +169,26 @@ def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:
 
 
 def server_threads() -> int:
-    """CPU threads of a server this process starts: ``VOCALBENCH_LLM_THREADS``, default 2. On a
+    """CPU threads with which a server this process starts reads prompts: ``VOCALBENCH_LLM_THREADS``,
+    default 2 (decoding: :func:`decode_threads`). On a
     machine whose other cores are busy, 1 is several times faster (llama.cpp's threads wait for
     each other at every step)."""
     value = os.environ.get("VOCALBENCH_LLM_THREADS", "2")
     if not value.isdigit() or int(value) < 1:
         raise ValueError(f"VOCALBENCH_LLM_THREADS must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def decode_threads() -> int:
+    """CPU threads of a started server's token-by-token decoding: ``VOCALBENCH_LLM_DECODE_THREADS``,
+    default 1. Decoding is bound by memory bandwidth, so one thread keeps most of its speed, and it
+    leaves the other cores to the cascade's TTS speaking the reply's earlier sentences (two threads
+    that share their cores with other work wait for each other at every token: 5x slower measured
+    on a loaded machine; the tokens are the same). Prompts (the judge's) are read with
+    :func:`server_threads`."""
+    value = os.environ.get("VOCALBENCH_LLM_DECODE_THREADS", "1")
+    if not value.isdigit() or int(value) < 1:
+        raise ValueError(f"VOCALBENCH_LLM_DECODE_THREADS must be a positive integer, got {value!r}")
     return int(value)
 
 

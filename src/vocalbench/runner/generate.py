@@ -9,6 +9,7 @@ a successful reply and retries failed ones. Items of a subset declared with ``re
 from __future__ import annotations
 
 import asyncio
+import functools
 import gc
 import logging
 import random
@@ -22,8 +23,8 @@ import numpy as np
 
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
-from vocalbench.config import RunConfig
-from vocalbench.files import inside, write_atomic
+from vocalbench.config import RunConfig, is_local_system
+from vocalbench.files import SAFE_ID, inside, write_atomic
 from vocalbench.limits import PARTIAL_TEXT_CHARS
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
@@ -152,8 +153,18 @@ def write_wav(path: Path, samples: np.ndarray, sample_rate: int) -> Path:
 
 def audio_path(store: RunStore, sample: Sample) -> Path:
     """Where a sample's reply audio lives: RUN/audio/<subset>/<id>.wav (:class:`UnsafePath` if an id
-    would lead outside RUN/audio)."""
+    would lead outside RUN/audio). The subset's folder is resolved once; a safe id (one plain file
+    name) that is not a link needs no further resolving."""
+    folder = _subset_folder(store.audio_dir, sample.subset)
+    path = folder / f"{sample.id}.wav"
+    if SAFE_ID.fullmatch(sample.id) and not path.is_symlink():
+        return path
     return inside(store.audio_dir, Path(sample.subset) / f"{sample.id}.wav")
+
+
+@functools.lru_cache(maxsize=256)
+def _subset_folder(audio_dir: Path, subset: str) -> Path:
+    return inside(audio_dir, subset)
 
 
 def _norm_q(q: str) -> str:
@@ -276,7 +287,9 @@ async def generate(
         with bars:
             bar = bars.task("generate", len(todo), note="0 failed")
             if todo and cfg.warmup:
-                res.warmup = await _warmup(executor, todo[0], max(cfg.concurrency, cfg.latency_concurrency) * width)
+                # a local cascade's stages take one query each: one call warms them all (per replica)
+                calls = 1 if is_local_system(cfg.system) else max(cfg.concurrency, cfg.latency_concurrency)
+                res.warmup = await _warmup(executor, todo[0], calls * width)
                 store.set_meta("warmup", res.warmup)
             gc.collect()
             gc.freeze()  # start-up objects leave the collector's scans: no long GC pause inside a timed reply

@@ -8,6 +8,7 @@ Adapters only translate a protocol into events; they never read a clock. The har
   the audio buffer is committed). The harness timestamp of this event is the latency origin.
 - ``TextDelta`` / ``AudioChunk``: first text, first audio chunk (FCL), last chunk.
 - ``Done``: the system finished normally. ``Failure``: the system reported an error.
+- ``Waiting``: queued for one of the system's own stages (not a stall); nothing else.
 
 Exceptions raised by an adapter (network errors, timeouts) are classified by
 ``vocalbench.systems.failures.classify``; ``SystemFailure`` carries its own type and retryability.
@@ -64,7 +65,16 @@ class Failure:
     retryable: bool = False
 
 
-Event = Sent | TextDelta | AudioChunk | Done | Failure
+@dataclass(frozen=True)
+class Waiting:
+    """The system waits for one of its own stages (a local model busy with another query of the
+    run): the attempt is queued, not stalled. The harness's stall timer starts again; the attempt's
+    timeout still bounds it."""
+
+    stage: str
+
+
+Event = Sent | TextDelta | AudioChunk | Done | Failure | Waiting
 
 
 @runtime_checkable

@@ -4,6 +4,9 @@ The LLM reply is streamed; every complete sentence goes to TTS at once while the
 writing, so the first audio chunk arrives after ASR + the first sentence + its synthesis, a real
 first-chunk latency. Replies are capped at ``max_reply_tokens``. ASR and TTS run in worker
 threads under the named limits ``local:asr`` and ``local:tts``; the local LLM under ``local:llm``.
+With several queries in flight (``--concurrency 3``: one per stage) a query queued for a stage
+another one holds says so with a ``Waiting`` event every few seconds, so the harness's stall
+timeout (meant for a silent system) does not cut it; the attempt's own timeout still bounds it.
 ``llm=local`` uses the shared llama.cpp server (``components.llm_server.ensure_server``);
 ``llm=openai:MODEL[@BASE_URL]`` any OpenAI-compatible endpoint (key from the environment).
 """
@@ -11,8 +14,10 @@ threads under the named limits ``local:asr`` and ``local:tts``; the local LLM un
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 from vocalbench import catalog
@@ -24,6 +29,7 @@ from vocalbench.systems.base import (
     Event,
     Sent,
     TextDelta,
+    Waiting,
 )
 from vocalbench.systems.failures import SystemFailure
 from vocalbench.systems.options import SystemOptions
@@ -33,6 +39,8 @@ SYSTEM_PROMPT = {
           "spoken English: no markdown, no lists, no emojis.",
     "zh": "你是一个乐于助人的语音助手。请直接、简短地用口语化的中文回答用户的问题，不要使用 Markdown、列表或表情符号。",
 }
+WAITING_NOTE_SECONDS = 5.0  # how often a query queued for a busy stage says so (Waiting: not a stall)
+Hold = Callable[[str, int], AbstractAsyncContextManager[None]]  # holds a stage's slot, noting the wait
 _MARKUP = re.compile(r"[*#`_>|~]+")
 _SENTENCE_END = re.compile(r"[.!?;。！？；…]+[\"')\]”’]*(?=\s)|[。！？；…]+|\n+")
 
@@ -109,39 +117,53 @@ class CascadeSystem:
                 "max_tokens": self.max_tokens, "voice": self.options.voice, "history_mode": "text-turns",
                 "temperature": 0, "seed": self.options.seed, "tts_unit": "sentence"}
 
-    async def _transcribe(self, sample: Sample) -> str:
+    async def _transcribe(self, sample: Sample, hold: Hold) -> str:
         from vocalbench.components.base import ComponentError
 
         if sample.audio is None:
             raise SystemFailure("missing_query_audio", f"{sample.subset}/{sample.id} has no audio")
         spec = catalog.find(sample.subset)
         lang = None if spec is not None and spec.mixed_language else sample.lang  # code-switched: ASR detects
-        async with concurrency("local:asr", 1):
+        async with hold("local:asr", 1):
             [tr] = await asyncio.to_thread(self.asr.transcribe, [sample.audio.path], lang)
         if isinstance(tr, ComponentError):
             raise SystemFailure("asr_error", f"{tr.reason}: {tr.message}")
         return tr.text
 
-    async def _synthesize(self, text: str, lang: str) -> AudioChunk | None:
+    async def _synthesize(self, text: str, lang: str, hold: Hold) -> AudioChunk | None:
         say = speakable(text)
         if not any(ch.isalnum() for ch in say):
             return None
-        async with concurrency("local:tts", 1):
+        async with hold("local:tts", 1):
             x, sr = await asyncio.to_thread(self.tts.synthesize, say, lang, self.options.voice)
         return AudioChunk(x, sr)
 
     async def stream(self, sample: Sample) -> AsyncIterator[Event]:
         yield Sent("audio-handed-to-cascade")
-        question = await self._transcribe(sample)
-        messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT[sample.lang]}]
-        messages += [{"role": t.role, "content": t.text} for t in sample.history]
-        messages.append({"role": "user", "content": question})
         out: asyncio.Queue[Event | BaseException | None] = asyncio.Queue()
         sentences: asyncio.Queue[str | None] = asyncio.Queue()
+        queued: list[str] = []  # the stages this query waits for now (others' queries hold them)
 
-        async def llm() -> None:
+        @contextlib.asynccontextmanager
+        async def hold(stage: str, limit: int) -> AsyncIterator[None]:
+            queued.append(stage)
+            try:
+                async with concurrency(stage, limit):
+                    queued.remove(stage)
+                    yield
+            finally:
+                if stage in queued:
+                    queued.remove(stage)
+
+        async def waiting() -> None:  # a queued query is not a stalled one: say so now and then
+            while True:
+                await asyncio.sleep(WAITING_NOTE_SECONDS)
+                if queued:
+                    await out.put(Waiting(queued[0]))
+
+        async def llm(messages: list[dict[str, Any]]) -> None:
             buf = ""
-            async with concurrency(*self._llm_limit):
+            async with hold(*self._llm_limit):
                 stream = await self._client.chat.completions.create(
                     model=self._model, messages=messages, stream=True, max_tokens=self.max_tokens,
                     temperature=0, seed=self.options.seed)
@@ -158,16 +180,20 @@ class CascadeSystem:
 
         async def tts() -> None:
             while (s := await sentences.get()) is not None:
-                chunk = await self._synthesize(s, sample.lang)
+                chunk = await self._synthesize(s, sample.lang, hold)
                 if chunk is not None:
                     await out.put(chunk)
 
         async def pipeline() -> None:
             try:
+                question = await self._transcribe(sample, hold)
+                messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT[sample.lang]}]
+                messages += [{"role": t.role, "content": t.text} for t in sample.history]
+                messages.append({"role": "user", "content": question})
                 async with asyncio.TaskGroup() as tg:
                     t_tts = tg.create_task(tts())
                     try:
-                        await llm()
+                        await llm(messages)
                     finally:
                         await sentences.put(None)
                     await t_tts
@@ -175,15 +201,16 @@ class CascadeSystem:
             except Exception as exc:  # handed to the consumer, which raises it (cancellation propagates)
                 await out.put(exc.exceptions[0] if isinstance(exc, ExceptionGroup) else exc)
 
-        task = asyncio.create_task(pipeline())
+        tasks = [asyncio.create_task(pipeline()), asyncio.create_task(waiting())]
         try:
             while (ev := await out.get()) is not None:
                 if isinstance(ev, BaseException):
                     raise ev
                 yield ev
         finally:
-            task.cancel()
-            await asyncio.gather(task, return_exceptions=True)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
         yield Done()
 
 

@@ -38,12 +38,11 @@ DEFAULT_BASE_URL = "https://api.openai.com/v1"
 
 def query_wav(sample: Sample) -> bytes:
     """The sample's spoken query as wav bytes (read through vocalbench.audio)."""
-    from vocalbench.audio import load, to_wav_bytes
+    from vocalbench.audio import wav_file_bytes
 
     if sample.audio is None:
         raise SystemFailure("missing_query_audio", f"{sample.subset}/{sample.id} has no audio", retryable=False)
-    x, sr = load(sample.audio.path)
-    return to_wav_bytes(x, sr)
+    return wav_file_bytes(sample.audio.path)
 
 
 def history_messages(sample: Sample) -> list[dict[str, Any]]:

@@ -53,6 +53,7 @@ from vocalbench.systems.base import (
     Sent,
     System,
     TextDelta,
+    Waiting,
 )
 from vocalbench.systems.realtime_events import (
     BETA_HEADER,
@@ -195,7 +196,7 @@ class SystemServer:
         streamed_text = False
         try:
             async for ev in self.system.stream(sample):
-                if isinstance(ev, Sent):
+                if isinstance(ev, Sent | Waiting):
                     continue
                 if isinstance(ev, TextDelta):
                     streamed_text = True
