@@ -51,8 +51,8 @@ def _judge(spec: str, fit: str | None, concurrency: int) -> Any:
 def run(args: argparse.Namespace) -> int:
     from vocalbench.commands.generate import fit_path
     from vocalbench.commands.judge_fit import answers_file, per_family, recorded
-    from vocalbench.components.calibration import load_items
-    from vocalbench.scoring import judge_check
+    from vocalbench.judge import check as judge_check
+    from vocalbench.judge.calibration import load_items
 
     if args.concurrency < 1:
         raise CliError(f"--concurrency must be >= 1, got {args.concurrency}")
