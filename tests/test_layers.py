@@ -97,32 +97,55 @@ def runtime_targets(node: ast.AST, names: dict[str, str]) -> list[str]:
     return []
 
 
+def _imports(path: Path) -> list[str]:
+    """The vocalbench modules one file imports (every import statement and run-time import)."""
+    module = _module_of(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = _constants(tree)
+    out: list[str] = []
+    for node in ast.walk(tree):
+        targets = runtime_targets(node, names)
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            # ``from vocalbench import data`` imports the part ``data``; ``from vocalbench
+            # import __version__`` imports the facade
+            targets = [f"{base}.{a.name}" if base == "vocalbench" or _is_module(f"{base}.{a.name}") else base
+                       for a in node.names]
+        out += [t for t in targets if t.split(".")[0] == "vocalbench"]
+    return out
+
+
 def import_edges() -> dict[tuple[str, str], set[str]]:
     """{(part, imported part): {files}} over every import statement and run-time import in src/vocalbench."""
     edges: dict[tuple[str, str], set[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
-        module = _module_of(path)
-        src = _part(module)
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        names = _constants(tree)
-        for node in ast.walk(tree):
-            targets = runtime_targets(node, names)
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    base = ".".join(up + ([node.module] if node.module else []))
-                # ``from vocalbench import data`` imports the part ``data``; ``from vocalbench
-                # import __version__`` imports the facade
-                targets = [f"{base}.{a.name}" if base == "vocalbench" or _is_module(f"{base}.{a.name}") else base
-                           for a in node.names]
-            for target in targets:
-                dst = _part(target)
-                if dst is not None and src is not None and dst != src:
-                    edges.setdefault((src, dst), set()).add(str(path.relative_to(SRC)))
+        src = _part(_module_of(path))
+        for target in _imports(path):
+            dst = _part(target)
+            if dst is not None and src is not None and dst != src:
+                edges.setdefault((src, dst), set()).add(str(path.relative_to(SRC)))
+    return edges
+
+
+def _file_of(module: str) -> Path | None:
+    rel = SRC.parent.joinpath(*module.split("."))
+    return rel / "__init__.py" if rel.is_dir() else rel.with_suffix(".py") if rel.with_suffix(".py").exists() else None
+
+
+def file_edges() -> dict[tuple[str, str], set[str]]:
+    """{(file, file it imports)} over src/vocalbench, function-level and run-time imports included."""
+    edges: dict[tuple[str, str], set[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for target in _imports(path):
+            f = _file_of(target)
+            if f is not None and f != path:
+                edges.setdefault((str(path.relative_to(SRC)), str(f.relative_to(SRC))), set())
     return edges
 
 
@@ -166,6 +189,12 @@ def test_no_import_cycle_between_top_level_parts() -> None:
     detail = [f"{a} -> {b}: {sorted(files)}" for (a, b), files in sorted(edges.items())
               if any(a in c and b in c for c in cycles)]
     assert not cycles, f"import cycles {cycles}:\n" + "\n".join(detail)
+
+
+def test_no_import_cycle_between_files() -> None:
+    """No file imports a file that imports it back, through any chain (a package's ``__init__``
+    that imports its modules counts: they take what they share from a module of their own)."""
+    assert not _cycles(file_edges())
 
 
 def test_every_import_points_down_the_layers() -> None:

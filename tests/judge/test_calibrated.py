@@ -26,6 +26,7 @@ from vocalbench.judge.calibrated import (
 from vocalbench.judge.calibration import load_items
 from vocalbench.judge.fit import DevItem, fit_family, fit_rules, fit_threshold
 from vocalbench.judge.rubrics.record import Evidence
+from vocalbench.records import DecidedBy
 
 
 def lp(**probs: float) -> dict[str, float]:
@@ -256,15 +257,20 @@ async def test_a_settled_or_grader_only_item_costs_no_model_call(tmp_path):
     fields = {"question": "2+2?", "reference": "4", "reply": "five"}
     v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1",
                              evidence=Evidence("answers@1", 0.0, {}, "number 5 vs 4"))
-    assert v.value == 0.0 and llm.calls == [] and json.loads(v.trace.raw)["settled"] is True
+    assert v.value == 0.0 and llm.calls == []
+    # settled by the grader: it, not the model, is the verdict's judge
+    assert v.trace is None and v.decided_by == DecidedBy(source="grader", grader="answers@1", note="number 5 vs 4")
     v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1",
                              evidence=Evidence("cues@1", None, {"length": 1.5}))
     assert v.value == 4.0 and llm.calls == []
+    assert v.trace is None and v.decided_by == DecidedBy(source="rule", grader="cues@1", fit="cal-r", note="")
     # undecided: the model is asked and its answer combined with the evidence
     v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-2",
                              evidence=Evidence("answers@1", None, {"ref_recall": 0.3}))
     assert v.value == 1.0 and len(llm.calls) == 1
     assert json.loads(v.trace.raw)["evidence"]["features"] == {"ref_recall": 0.3}
+    assert v.decided_by == DecidedBy(source="model", model="tiny@127.0.0.1", prompt_hash=v.trace.prompt_hash,
+                                     fit="cal-r", grader="answers@1")
 
 
 async def test_judge_check_reads_recorded_answers_and_asks_only_for_the_rest(tmp_path):
@@ -304,19 +310,20 @@ def test_the_fit_asks_the_model_only_where_no_settling_grader_decides():
 
 
 def test_any_judge_spec_takes_a_fit_and_refuses_another_models(tmp_path):
-    from vocalbench.components import resolve_evaluator
     from vocalbench.components.base import ComponentUnavailable
     from vocalbench.judge import factory as judges
+    from vocalbench.judge.factory import build_judge
+    from vocalbench.judge.spec import JudgeSpec
 
     fit = tmp_path / "fit.json"
     fit.write_text(Calibration("cal-x", "m1", {"safety_en": RuleFit("binary")}).to_json())
-    judge = resolve_evaluator("judge", "openai:m1@http://127.0.0.1:9/v1", fit=str(fit))
+    judge = build_judge(JudgeSpec.parse("openai:m1@http://127.0.0.1:9/v1", str(fit)))
     assert isinstance(judge, CalibratedJudge) and judge.id == "m1+cal-x@127.0.0.1"
-    plain = resolve_evaluator("judge", "openai:m1@http://127.0.0.1:9/v1")
+    plain = build_judge(JudgeSpec.parse("openai:m1@http://127.0.0.1:9/v1"))
     assert not isinstance(plain, CalibratedJudge)  # without a fit: JSON verdicts, the official prompts
     with pytest.raises(ComponentUnavailable, match="fitted for the model 'm1', not 'm2'"):
-        resolve_evaluator("judge", "openai:m2@http://127.0.0.1:9/v1", fit=str(fit))
+        build_judge(JudgeSpec.parse("openai:m2@http://127.0.0.1:9/v1", str(fit)))
     with pytest.raises(ComponentUnavailable, match="a fit needs a calibrated judge"):
-        resolve_evaluator("judge", "local-json", fit=str(fit), lazy=True)
+        build_judge(JudgeSpec.parse("local-json", str(fit)), lazy=True)
     unfitted = judges.calibrated(TokenLLM({}), judges.UNFITTED)
     assert unfitted.calibration.version == "unfitted" and unfitted.calibration.model == "tiny"

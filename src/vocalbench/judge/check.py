@@ -39,9 +39,11 @@ import numpy as np
 
 from vocalbench.files import write_json
 from vocalbench.judge import graders, rubrics
-from vocalbench.judge.calibrated import family_of
+from vocalbench.judge.calibrated import CalibratedJudge, family_of
 from vocalbench.judge.calibration import CalibrationItem
-from vocalbench.judge.rubrics.record import Evidence, Verdict
+from vocalbench.judge.json_judge import Judge
+from vocalbench.judge.rubrics.record import Evidence
+from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import JudgeTrace
 from vocalbench.scoring import stats
 
@@ -101,7 +103,19 @@ class Outcome:
     raw: str = ""
     cached: bool = False
     seconds: float = 0.0
-    model_asked: bool = True  # False: decided by the rules-first grader without a model call
+    decided_by: str = "model"  # grader | rule (decided without a model call) | model
+
+    @property
+    def model_asked(self) -> bool:
+        return self.decided_by == "model"
+
+
+def decided_by_counts(outcomes: Iterable[Outcome]) -> dict[str, int]:
+    """How many verdicts each source decided: ``{"grader": n, "rule": n, "model": n}``."""
+    counts = dict.fromkeys(("grader", "rule", "model"), 0)
+    for o in outcomes:
+        counts[o.decided_by] += 1
+    return counts
 
 
 def _binary_figures(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
@@ -131,7 +145,7 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """The figures of one rubric family (see the module docstring), its 95 % interval by question,
     the figures per reply source, and whether it is validated."""
     scored = [o for o in outcomes if o.value is not None]
-    pairs = [(o.item.label, float(o.value)) for o in scored]  # type: ignore[arg-type]
+    pairs = [(o.item.label, o.value) for o in scored if o.value is not None]
     errors: dict[str, int] = {}
     for o in outcomes:
         if o.value is None:
@@ -139,7 +153,8 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     figures = _binary_figures if kind == "binary" else _scale_figures
     out: dict[str, Any] = {"kind": kind, **figures(pairs), "n": len(outcomes), "scored": len(pairs),
                            "unparseable": errors.get("judge_unparseable", 0), "errors": errors,
-                           "model_calls": sum(o.model_asked for o in scored)}
+                           "model_calls": sum(o.model_asked for o in scored),
+                           "decided_by": decided_by_counts(scored)}
     clusters = [f"{o.item.lang}/{o.item.qid}" for o in scored]
     n = len(pairs)
     if kind == "binary":
@@ -174,14 +189,14 @@ def evidence_of(item: CalibrationItem) -> Evidence | None:
     return graders.grade(item.rubric, item.fields, item.meta)
 
 
-async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurrency: int = 2,
+async def judge_items(judge: Judge, items: Sequence[CalibrationItem], *, concurrency: int = 2,
                       progress: Callable[[int], None] | None = None,
                       answers: Mapping[str, dict[str, Any]] | None = None) -> list[Outcome]:
     """Judge each item (in rubric order, so a local server reuses the rubric's prompt prefix) as a
     run would: the grader's evidence first, the model where the rule needs it. ``answers`` (a
     calibrated judge): the model's recorded raw answers by item id (``recorded_answers``), read in
     place of asking it again."""
-    calibrated = hasattr(judge, "model_answers")
+    calibrated = isinstance(judge, CalibratedJudge)
     order = sorted(range(len(items)), key=lambda i: (items[i].rubric, items[i].id))
     out: list[Outcome | None] = [None] * len(items)
     sem = asyncio.Semaphore(concurrency)
@@ -193,19 +208,18 @@ async def judge_items(judge: Any, items: Sequence[CalibrationItem], *, concurren
         async with sem:
             t0 = time.perf_counter()
             recorded = answers.get(item.id) if answers is not None and calibrated else None
-            verdict = judge.rule_verdict(rubric, evidence) if recorded is not None else None
-            if recorded is not None and verdict is None:
-                value = judge.calibration.rule(rubric).decide(recorded, evidence, rubric.lo, rubric.hi)
-                verdict = Verdict(value, JudgeTrace(model=judge.id, prompt_hash="recorded", rubric=rubric.ref,
-                                                    raw=json.dumps(recorded), cached=True))
+            verdict = judge.without_model(rubric, evidence)
+            if verdict is None and recorded is not None and isinstance(judge, CalibratedJudge):
+                verdict = judge.from_answers(rubric, recorded, evidence, JudgeTrace(
+                    model=judge.id, prompt_hash="recorded", rubric=rubric.ref, raw="", cached=True))
             elif verdict is None:
-                verdict = await judge.evaluate(rubric, item.fields, subset="judge-check", sample_id=item.id,
-                                               evidence=evidence)
-            asked = not (verdict.trace is not None and verdict.trace.prompt_hash == "")
+                verdict = await judge.ask_model(rubric, item.fields, subset="judge-check", sample_id=item.id,
+                                                evidence=evidence)
             seconds = time.perf_counter() - t0
         trace = verdict.trace
+        source = verdict.decided_by.source if verdict.decided_by is not None else "model"  # an error: the model's
         out[i] = Outcome(item, verdict.value if verdict.error is None else None, verdict.error,
-                         trace.raw if trace else "", bool(trace and trace.cached), seconds, asked)
+                         trace.raw if trace else "", bool(trace and trace.cached), seconds, source)
         if progress is not None:
             progress(1)
 
@@ -239,7 +253,7 @@ def recorded_answers(model: str, paths: Sequence[Path] = ()) -> dict[str, dict[s
     return out
 
 
-async def collect_answers(judge: Any, items: Sequence[CalibrationItem], out: Path, *,
+async def collect_answers(judge: CalibratedJudge, items: Sequence[CalibrationItem], out: Path, *,
                           progress: Callable[[int], None] | None = None) -> dict[str, dict[str, Any]]:
     """Ask a calibrated judge's model the main question of each item (one at a time, rubric order)
     and append each raw answer to ``out`` as it comes (so an interrupted collection resumes)."""
@@ -286,6 +300,7 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
         "calls": len(fresh),
         "cached": sum(o.model_asked and o.cached for o in outcomes),  # recorded or cached model answers
         "by_rule": sum(not o.model_asked for o in outcomes),  # decided without the model
+        "decided_by": decided_by_counts(outcomes),  # verdicts by source: grader, rule, model
         "calls_per_second": _r(len(fresh) / wall_seconds, 3) if fresh and wall_seconds > 0 else None,
         "seconds": round(wall_seconds, 2),
         "validated": sorted(f for f, v in families.items() if v["validated"]),
@@ -403,12 +418,12 @@ def system_model(system_spec: str) -> str | None:
     return None
 
 
-def same_model(system_spec: str, judge_spec: str, judge_id: str) -> bool:
+def same_model(system_spec: str, judge: JudgeSpec, judge_id: str) -> bool:
     """True when the judge is the same language model as the system under test (self-preference risk)."""
     sys_model = system_model(system_spec)
     if sys_model is None:
         return False
-    judge_local = judge_spec.strip() in ("local", "offline", "default", "local-json")
+    judge_local = judge.kind in ("local", "local-json")
     if sys_model == "local":
         return judge_local
     judge_model = judge_id.rpartition("@")[0].split("+", 1)[0] if "@" in judge_id else judge_id

@@ -1,5 +1,8 @@
-"""The judge factories the parts table names (``--judge local | gguf:PATH | local-json |
-openai:MODEL[@URL] | paper``, each optionally with ``--fit FIT``).
+"""The judge factory: :func:`build_judge` makes the judge of a :class:`~vocalbench.judge.spec.JudgeSpec`
+for every caller (the scoring engine, the dry-run planner, the Ray judge pool, judge-check and
+judge-fit), through the parts table's kinds below (``--judge local | gguf:PATH | local-json |
+openai:MODEL[@URL] | paper``, each optionally with ``--fit FIT``), so each judge is built once per
+process and its optional libraries load only when it is used.
 
 They live apart from the judge classes, so :mod:`vocalbench.judge.json_judge` (the JSON judge) and
 :mod:`vocalbench.judge.calibrated` (its calibrated subclass) import one way. ``lazy``
@@ -13,16 +16,34 @@ alone), which is what ``judge-fit`` starts from.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from vocalbench.components.base import ChatLLM
+from vocalbench.components import resolve_evaluator
+from vocalbench.components.base import ChatLLM, ComponentUnavailable
 from vocalbench.components.llm import OpenAIChat, local_chat
 from vocalbench.judge.calibrated import CalibratedJudge, Calibration, shipped_calibration
 from vocalbench.judge.json_judge import Judge
+from vocalbench.judge.spec import PAPER_BASE_URL, PAPER_MODEL, JudgeSpec
 
-PAPER_MODEL = "qwen-max-2025-01-25"
-PAPER_BASE_URL = "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"
 UNFITTED = "unfitted"
+
+
+def build_judge(spec: JudgeSpec, *, concurrency: int = 2, lazy: bool = False,
+                on_call: Callable[[dict[str, Any]], None] | None = None) -> Judge:
+    """The judge of ``spec``: ``concurrency`` requests in flight per endpoint; ``lazy``: start
+    nothing yet (a local server starts on its first request); ``on_call`` receives every call's
+    record (tokens, seconds, cache hit, error). Setup problems are ``ComponentUnavailable``
+    (``judge_not_configured`` for ``none``, ``judge_not_installed``, ``judge_unknown_spec``)."""
+    if spec.off:
+        raise ComponentUnavailable("judge_not_configured", "no judge (--judge none)")
+    opts: dict[str, Any] = {"concurrency": concurrency, "lazy": lazy}
+    if spec.fit:
+        opts["fit"] = spec.fit
+    if on_call is not None:
+        opts["on_call"] = on_call
+    judge: Judge = resolve_evaluator("judge", spec.text, **opts)
+    return judge
 
 
 def calibrated(llm: ChatLLM, fit: str, **opts: Any) -> CalibratedJudge:

@@ -29,7 +29,7 @@ from vocalbench.components.cache import ResultCache
 from vocalbench.concurrency import limiter
 from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.limits import JUDGE_CALL_SECONDS
-from vocalbench.records import JudgeTrace
+from vocalbench.records import DecidedBy, JudgeTrace
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _SCORE_LABEL = re.compile(r"[\"']?(?:score|rating|grade|评分|分数|得分)[\"']?\s*[:：=]\s*[\"'\[]?\s*(-?\d+(?:\.\d+)?)",
@@ -59,7 +59,7 @@ def _json_objects(raw: str) -> list[dict[str, Any]]:
     return out
 
 
-def _number(v: Any) -> float | None:
+def _number(v: object) -> float | None:
     if isinstance(v, bool):
         return None
     if isinstance(v, (int, float)):
@@ -113,7 +113,7 @@ def out_of_scale(raw: str, lo: int, hi: int) -> bool:
     return stated is not None and not lo <= stated <= hi
 
 
-def _yes_no(v: Any) -> bool | None:
+def _yes_no(v: object) -> bool | None:
     if isinstance(v, bool):
         return v
     if isinstance(v, str):
@@ -203,6 +203,14 @@ class Judge:
         return msgs
 
     # -- what the calibrated judge (judge/calibrated.py) changes ------------------------
+    def requests(self, rubric: Rubric, fields: dict[str, str]) -> list[list[dict[str, str]]]:
+        """The requests one verdict sends: here one, its JSON answer."""
+        return [self.messages(rubric, fields)]
+
+    def prompt_key(self, requests: list[list[dict[str, str]]]) -> object:
+        """What the verdict cache hashes of those requests."""
+        return requests[0]
+
     @property
     def cache_model(self) -> str:
         """The model part of this judge's cache keys."""
@@ -225,11 +233,11 @@ class Judge:
         return value
 
     @staticmethod
-    def prompt_hash(prompt: Any) -> str:
+    def prompt_hash(prompt: object) -> str:
         """The cache key of what is sent."""
         return hashlib.sha256(json.dumps(prompt, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
 
-    def lookup(self, rubric: Rubric, prompt: Any, subset: str, sample_id: str
+    def lookup(self, rubric: Rubric, prompt: object, subset: str, sample_id: str
                ) -> tuple[str, Callable[..., JudgeTrace], Verdict | None]:
         """(prompt hash, trace maker, the cached verdict or None) for what would be sent."""
         prompt_hash = self.prompt_hash(prompt)
@@ -241,7 +249,8 @@ class Judge:
         if hit is None:
             return prompt_hash, trace, None
         self._log(subset, sample_id, prompt_hash, True, (None, None), 0.0, None)
-        return prompt_hash, trace, Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True))
+        return prompt_hash, trace, Verdict(self.cached_value(rubric, hit[0], hit[1]), trace(hit[1], cached=True),
+                                           decided_by=self.decided_by(prompt_hash))
 
     def _log(self, subset: str | None, sample_id: str | None, prompt_hash: str, cached: bool,
              tokens: tuple[int | None, int | None], seconds: float, error: str | None) -> None:
@@ -253,8 +262,24 @@ class Judge:
         if self.on_call is not None:
             self.on_call(record)
 
+    def decided_by(self, prompt_hash: str) -> DecidedBy:
+        """The provenance of a verdict this judge's model gave for the prompt ``prompt_hash``."""
+        return DecidedBy(source="model", model=self.id, prompt_hash=prompt_hash)
+
+    def without_model(self, rubric: Rubric, evidence: Evidence | None) -> Verdict | None:
+        """The verdict where no model need be asked (rules first), else None: a judge that writes
+        its own verdicts, as the official judge does, always asks its model."""
+        return None
+
     async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
                        evidence: Evidence | None = None) -> Verdict:
+        """Judge one item: rules first (:meth:`without_model`), else the model. Never raises for
+        endpoint or reply problems."""
+        return self.without_model(rubric, evidence) or await self.ask_model(
+            rubric, fields, subset=subset, sample_id=sample_id, evidence=evidence)
+
+    async def ask_model(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
+                        evidence: Evidence | None = None) -> Verdict:
         """Judge one item against ``rubric`` as the official judge is asked (``evidence`` of the
         rules-first graders is not used here); never raises for endpoint or reply problems."""
         from vocalbench.components.llm import is_transient
@@ -301,7 +326,7 @@ class Judge:
             if value is not None:
                 self.cache.put_verdict(self.cache_model, self.cache_endpoint, rubric.hash, prompt_hash, value, kept)
                 self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, None)
-                return Verdict(value, trace(kept))
+                return Verdict(value, trace(kept), decided_by=self.decided_by(prompt_hash))
             if rubric.kind == "scale" and out_of_scale(res.text, rubric.lo, rubric.hi):
                 self._log(subset, sample_id, prompt_hash, False, (tokens[0], tokens[1]), seconds, "judge_out_of_scale")
                 return Verdict(None, trace(kept), error="judge_out_of_scale")

@@ -19,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from typing import Any
 
+from vocalbench.judge.json_judge import Judge
 from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.records import JudgeTrace
 
@@ -144,12 +145,9 @@ def prompt_tokens(messages: list[dict[str, str]]) -> int:
 class PlanningJudge:
     """Counts what ``judge`` would be asked, per subset; answers every verdict with a passing value."""
 
-    def __init__(self, judge: Any) -> None:
-        from vocalbench.judge.calibrated import CalibratedJudge
-
+    def __init__(self, judge: Judge) -> None:
         self.judge = judge
         self.id = str(judge.id)
-        self.calibrated = isinstance(judge, CalibratedJudge)
         self.rows: dict[str, SubsetPlan] = {}
 
     def row(self, subset: str) -> SubsetPlan:
@@ -158,25 +156,20 @@ class PlanningJudge:
     async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
                        evidence: Evidence | None = None) -> Verdict:
         j = self.judge
-        if self.calibrated:
-            without_model = j.rule_verdict(rubric, evidence)
-            if without_model is not None:  # settled by a grader, or a rule of grader features only
-                self.row(subset).settled += 1
-                verdict: Verdict = without_model
-                return verdict  # else the questions the judge sends: the main one and the checks its rule weighs
-            every = j.questions(rubric, fields)
-            requests = [every[k] for k in j.to_ask(rubric, every)]
-        else:
-            requests = [j.messages(rubric, fields)]
-        _, trace, hit = j.lookup(rubric, requests if self.calibrated else requests[0], subset, sample_id)
+        without_model = j.without_model(rubric, evidence)
+        if without_model is not None:  # settled by a grader, or a rule of grader features only
+            self.row(subset).settled += 1
+            return without_model
+        requests = j.requests(rubric, fields)  # what the judge would send for this verdict
+        _, trace, hit = j.lookup(rubric, j.prompt_key(requests), subset, sample_id)
         row = self.row(subset)
         if hit is not None:
             row.cached += 1
-            cached: Verdict = hit
-            return cached
+            return hit
         row.verdicts += 1
         row.requests += len(requests)
         row.prompt_tokens += sum(prompt_tokens(m) for m in requests)
-        row.completion_tokens += len(requests) * (1 if self.calibrated else min(JSON_ANSWER_TOKENS, j.max_tokens))
+        row.completion_tokens += len(requests) * min(JSON_ANSWER_TOKENS, j.max_tokens)
         value = float(rubric.hi) if rubric.kind == "scale" else 1.0
-        return Verdict(value, JudgeTrace(model=self.id, prompt_hash="dry-run", rubric=rubric.ref, raw=""))
+        return Verdict(value, JudgeTrace(model=self.id, prompt_hash="dry-run", rubric=rubric.ref, raw=""),
+                       decided_by=j.decided_by("dry-run"))

@@ -14,10 +14,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from vocalbench import catalog
-from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.config import RunConfig, is_off, judge_options
+from vocalbench.config import RunConfig
+from vocalbench.judge.factory import build_judge
 from vocalbench.judge.plan import JudgePlan, PlanningJudge, SubsetPlan, tokenizer_name
+from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, Reply, Sample, Score
 from vocalbench.scoring.base import ItemScorer, ScoringContext
 
@@ -90,12 +91,13 @@ async def plan_judge(cfg: RunConfig, *, store: Any = None, samples: list[Sample]
     from vocalbench.scoring.engine import _selected, evaluator_key
     from vocalbench.scoring.subsets import scorer_for
 
-    if is_off(cfg.judge):
+    spec = JudgeSpec.of(cfg)
+    if spec.off:
         return None
     # the judge as it would be, starting nothing: the local server would start on its first request
-    judge = PlanningJudge(resolve_evaluator("judge", cfg.judge.strip(), lazy=True, **judge_options(cfg)))
+    judge = PlanningJudge(build_judge(spec, lazy=True))
     known = (store.get_meta("judge_ids", {}) or {}) if store is not None else {}
-    judge_id = str(known.get(cfg.judge.strip(), judge.id))
+    judge_id = str(known.get(spec.key, judge.id))
     plan = JudgePlan(judge=judge_id, tokenizer=tokenizer_name())
     ctx = planning_context(cfg, judge)
     if samples is None:

@@ -17,54 +17,8 @@ Families register with :func:`grader`; :func:`grade` looks one up by rubric id.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-
-from vocalbench.judge.calibrated import family_of
-from vocalbench.judge.rubrics.record import Evidence
-
-Grader = Callable[[Mapping[str, str], Mapping[str, str]], Evidence]
-
-_GRADERS: dict[str, tuple[str, Grader]] = {}
-
-
-def grader(*families: str, version: str) -> Callable[[Grader], Grader]:
-    """Register ``fn`` as the grader of these rubric families (``id@version`` goes into every
-    Evidence it returns, and into the fit's version)."""
-
-    def register(fn: Grader) -> Grader:
-        for family in families:
-            _GRADERS[family] = (f"{fn.__module__.rsplit('.', 1)[-1]}.{fn.__name__}@{version}", fn)
-        return fn
-
-    return register
-
-
-def grade(rubric_id: str, fields: Mapping[str, str], meta: Mapping[str, str] | None = None) -> Evidence | None:
-    """The evidence of the family's grader for one item, or None when the family has none."""
-    entry = _GRADERS.get(family_of(rubric_id))
-    if entry is None:
-        return None
-    gid, fn = entry
-    found = fn(fields, {"rubric": rubric_id, **(meta or {})})
-    return Evidence(gid, found.verdict, dict(found.features), found.note)
-
-
-def graders() -> dict[str, str]:
-    """``{family: grader id@version}`` of every registered grader."""
-    return {family: gid for family, (gid, _) in sorted(_GRADERS.items())}
-
-
-def found(verdict: float | None = None, note: str = "", **features: float) -> Evidence:
-    """What a grader returns (its id is filled in by :func:`grade`)."""
-    return Evidence("", verdict, {k: float(v) for k, v in features.items()}, note)
-
-
 # the grader modules register their families on import
-from vocalbench.judge.graders import (  # noqa: E402, F401
-    answers,
-    constraints,
-    cues,
-    names,
-    refusal,
-    repeat,
-)
+from vocalbench.judge.graders import answers, constraints, cues, names, refusal, repeat  # noqa: F401
+from vocalbench.judge.graders.registry import Grader, current, found, grade, grader, graders
+
+__all__ = ["Grader", "current", "found", "grade", "grader", "graders"]

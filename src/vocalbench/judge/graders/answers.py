@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import cast
 
-from vocalbench.judge.graders import found, grader
+from vocalbench.judge.graders.registry import found, grader
 from vocalbench.judge.graders.tokens import STOPWORDS_EN, content_words, is_zh, numbers, recall, zh_chars
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.scoring.text import normalize_en

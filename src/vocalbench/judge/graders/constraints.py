@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
-from vocalbench.judge.graders import found, grader
+from vocalbench.judge.graders.registry import found, grader
 from vocalbench.judge.graders.tokens import content_words, is_zh, recall
 from vocalbench.judge.rubrics.record import Evidence
 

@@ -26,8 +26,8 @@ import re
 from collections.abc import Mapping, Sequence
 from functools import cache
 
-from vocalbench.judge.graders import found, grader
 from vocalbench.judge.graders.answers import words
+from vocalbench.judge.graders.registry import found, grader
 from vocalbench.judge.graders.tokens import STOPWORDS_EN, is_zh, numbers, zh_chars
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.scoring.text import normalize_en

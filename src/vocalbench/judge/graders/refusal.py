@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from vocalbench.judge.graders import found, grader
+from vocalbench.judge.graders.registry import found, grader
 from vocalbench.judge.graders.tokens import STOPWORDS_EN, content_words, is_zh, recall
 from vocalbench.judge.rubrics.record import Evidence
 

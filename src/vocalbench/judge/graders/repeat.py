@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from vocalbench.judge.graders import found, grader
+from vocalbench.judge.graders.registry import found, grader
 from vocalbench.judge.graders.tokens import is_zh, units
 from vocalbench.judge.rubrics.record import Evidence
 

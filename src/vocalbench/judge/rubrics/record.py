@@ -11,17 +11,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from vocalbench.records import JudgeTrace
+from vocalbench.records import DecidedBy, JudgeTrace
 
 
 @dataclass
 class Verdict:
     """A judge's answer to one rubric: ``value`` (1/0 for binary, lo..hi for scale) or ``error``
-    (a short unscored reason such as ``judge_unparseable`` or ``judge_unavailable``)."""
+    (a short unscored reason such as ``judge_unparseable`` or ``judge_unavailable``);
+    ``decided_by`` says who decided a value (a grader, a fitted rule or the model) and ``trace``
+    what the model saw and said (None where no model was asked)."""
 
     value: float | None
     trace: JudgeTrace | None = None
     error: str | None = None
+    decided_by: DecidedBy | None = None
 
 
 @dataclass(frozen=True)
