@@ -287,7 +287,7 @@ def judge_swap(run_a: RunData, run_b: RunData) -> dict[str, Any]:
 
 
 def _judge_name(run: RunData) -> str:
-    return str(run.summary.provenance.judge or run.config.get("judge") or run.path)
+    return str(run.summary.provenance.judge or run.config.judge or run.path)
 
 
 class AgreementError(ValueError):

@@ -63,7 +63,7 @@ def summarise(group: Path, n_boot: int = 1000, seed: int = 0, held: Mapping[Path
     first = runs[0].summary
     return {
         "lang": first.lang or None, "system": first.system or None, "repeats": len(runs),
-        "runs": [d.name for d in dirs], "seeds": [r.config.get("seed") for r in runs],
+        "runs": [d.name for d in dirs], "seeds": [r.config.seed for r in runs],
         "subsets": {k.split(":", 1)[1]: v for k, v in pooled.items() if k.startswith("subset:")},
         "dimensions": {k.split(":", 1)[1]: v for k, v in pooled.items() if k.startswith("dimension:")},
         "overall": {**pooled["overall"], "partial": partial} if "overall" in pooled else None,

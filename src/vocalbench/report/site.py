@@ -307,6 +307,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
             "name": name, "value": sc.value, "unscored": sc.unscored, "system_error": sc.system_error,
             "scorer": sc.scorer, "judge_model": sc.judge.model if sc.judge else None,
             "rubric": sc.judge.rubric if sc.judge else None, "raw": sc.judge.raw if sc.judge else None,
+            "decided_by": sc.decided_by.model_dump(exclude_none=True) if sc.decided_by else None,
             "details": sc.details,
         })
         emotion = emotion or _emotion_dist(sc.details)
