@@ -11,7 +11,7 @@ yet (``run --dry-run``) get their reference answer, or a typical reply length, a
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
+from typing import NoReturn
 
 from vocalbench import catalog
 from vocalbench.components.base import ComponentUnavailable
@@ -20,6 +20,7 @@ from vocalbench.judge.factory import build_judge
 from vocalbench.judge.plan import JudgePlan, PlanningJudge, SubsetPlan, tokenizer_name
 from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, Reply, Sample, Score
+from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import ItemScorer, ScoringContext
 
 TYPICAL_REPLY_CHARS = 600  # the text assumed for an item that has no reply and no reference yet
@@ -32,7 +33,7 @@ def planning_context(cfg: RunConfig, judge: PlanningJudge) -> ScoringContext:
     async def transcribe(reply: Reply, lang: str | None) -> str:
         return reply.asr_text if reply.asr_text is not None else (reply.text or "")
 
-    async def not_run(reply: Reply) -> Any:
+    async def not_run(reply: Reply) -> NoReturn:
         raise ComponentUnavailable("dry_run", "not run in a dry run")
 
     return ScoringContext(lang=cfg.lang, protocol=cfg.protocol, judge=judge, transcribe=transcribe, mos=not_run,
@@ -57,7 +58,7 @@ async def plan_subset(scorer: ItemScorer, items: Iterable[tuple[Sample, Reply | 
         await scorer.score(sample, reply, ctx)
 
 
-def pending_items(store: Any, subset: str, key: str, samples: list[Sample] | None = None,
+def pending_items(store: RunStore | None, subset: str, key: str, samples: list[Sample] | None = None,
                   page: int = 256) -> Iterable[tuple[Sample, Reply | None]]:
     """The (sample, reply) pairs of ``subset`` the engine would score under ``key``: resumed items are
     skipped as the engine skips them. With ``samples`` (a run still to generate), their items without
@@ -66,6 +67,7 @@ def pending_items(store: Any, subset: str, key: str, samples: list[Sample] | Non
 
     pages: Iterable[list[Sample]]
     if samples is None:
+        assert store is not None, "without samples, the plan reads the run's store"
         pages = store.sample_pages(subset, page)
     else:
         mine = [s for s in samples if s.subset == subset]
@@ -84,7 +86,7 @@ def pending_items(store: Any, subset: str, key: str, samples: list[Sample] | Non
         yield from ((s, replies.get((s.subset, s.id))) for s in todo)
 
 
-async def plan_judge(cfg: RunConfig, *, store: Any = None, samples: list[Sample] | None = None,
+async def plan_judge(cfg: RunConfig, *, store: RunStore | None = None, samples: list[Sample] | None = None,
                      subsets: list[str] | None = None) -> JudgePlan | None:
     """The judge plan of scoring ``store`` (``score --dry-run``), or of a run over ``samples`` whose
     store (when it exists yet) holds what is already done (``run --dry-run``); None without a judge."""
@@ -101,9 +103,9 @@ async def plan_judge(cfg: RunConfig, *, store: Any = None, samples: list[Sample]
     plan = JudgePlan(judge=judge_id, tokenizer=tokenizer_name())
     ctx = planning_context(cfg, judge)
     if samples is None:
+        assert store is not None, "without samples, the plan reads the run's store"
         names = _selected(store, cfg, subsets)
     else:
-
         names = catalog.ordered(sorted({s.subset for s in samples}), cfg.lang)
     for name in names:
         scorer = scorer_for(name, cfg.lang, cfg.protocol)
