@@ -234,6 +234,9 @@ def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path,
     report = json.loads(out.read_text())
     assert report["judge"] == f"qwen2.5-1.5b+{cal.version}@127.0.0.1" and report["calls"] == 0
     assert report["by_rule"] == report["n"] > 200
+    # no model asked: every verdict was settled by a grader or decided by the rule over its features
+    assert report["decided_by"]["model"] == 0 and report["decided_by"]["grader"] + report["decided_by"]["rule"] == report["n"]
+    assert all(sum(f["decided_by"].values()) == f["scored"] for f in report["families"].values())
     fig = report["families"]["instruction_repeat_zh"]
     assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
     assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}

@@ -104,7 +104,8 @@ def _print(report: dict[str, Any]) -> None:
         return "-" if x is None else f"{x:.{nd}f}" if isinstance(x, float) else str(x)
 
     table = Table(title=f"judge-check: {report['judge']} on the {report['split']} split "
-                        f"({report['n']} items: {report['by_rule']} by rule, {report['cached']} recorded answers, "
+                        f"({report['n']} items: {report['decided_by']['grader']} settled by a grader, "
+                        f"{report['decided_by']['rule']} by a fitted rule, {report['cached']} recorded answers, "
                         f"{report['calls']} model calls, {f(report['calls_per_second'])} calls/s)")
     for col in ("family", "n", "agree", "kappa / rho [95 % CI]", "judge vs label", "bias / mean diff", "model calls",
                 "by reply source", "validated"):
