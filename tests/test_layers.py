@@ -12,13 +12,20 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "vocalbench"
 
+# Modules inside a part's folder that are libraries of their own (pure functions on text and
+# numbers, importing nothing of vocalbench above the base level): they count as parts of the base
+# level, so the judge may use scoring's text normalisers and statistics without importing scoring.
+LEAVES = {"scoring.text", "scoring.stats"}
+
 # Lowest first: a part may import only parts on its own level or below it.
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts", "catalog"},
+    {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts",
+     "catalog", *LEAVES},
     {"data"},
     {"components"},
     {"systems"},
     {"runner"},
+    {"judge"},
     {"scoring"},
     {"construct"},
     {"duplex"},
@@ -37,7 +44,15 @@ def _part(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "vocalbench"
+    if ".".join(parts[1:3]) in LEAVES:
+        return ".".join(parts[1:3])
     return parts[1] if (SRC / parts[1]).is_dir() or (SRC / f"{parts[1]}.py").exists() else "vocalbench"
+
+
+def _is_module(dotted: str) -> bool:
+    """Whether ``a.b.c`` names a module or package of src/vocalbench (``from a.b import c`` imports it)."""
+    rel = SRC.parent.joinpath(*dotted.split("."))
+    return rel.is_dir() or rel.with_suffix(".py").exists()
 
 
 def _module_of(path: Path) -> str:
@@ -83,31 +98,55 @@ def runtime_targets(node: ast.AST, names: dict[str, str]) -> list[str]:
     return []
 
 
+def _imports(path: Path) -> list[str]:
+    """The vocalbench modules one file imports (every import statement and run-time import)."""
+    module = _module_of(path)
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = _constants(tree)
+    out: list[str] = []
+    for node in ast.walk(tree):
+        targets = runtime_targets(node, names)
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join(up + ([node.module] if node.module else []))
+            # ``from vocalbench import data`` imports the part ``data``; ``from vocalbench
+            # import __version__`` imports the facade
+            targets = [f"{base}.{a.name}" if base == "vocalbench" or _is_module(f"{base}.{a.name}") else base
+                       for a in node.names]
+        out += [t for t in targets if t.split(".")[0] == "vocalbench"]
+    return out
+
+
 def import_edges() -> dict[tuple[str, str], set[str]]:
     """{(part, imported part): {files}} over every import statement and run-time import in src/vocalbench."""
     edges: dict[tuple[str, str], set[str]] = {}
     for path in sorted(SRC.rglob("*.py")):
-        module = _module_of(path)
-        src = _part(module)
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        names = _constants(tree)
-        for node in ast.walk(tree):
-            targets = runtime_targets(node, names)
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    up = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                    base = ".".join(up + ([node.module] if node.module else []))
-                # ``from vocalbench import data`` imports the part ``data``; ``from vocalbench
-                # import __version__`` imports the facade
-                targets = [f"{base}.{a.name}" if base == "vocalbench" else base for a in node.names]
-            for target in targets:
-                dst = _part(target)
-                if dst is not None and src is not None and dst != src:
-                    edges.setdefault((src, dst), set()).add(str(path.relative_to(SRC)))
+        src = _part(_module_of(path))
+        for target in _imports(path):
+            dst = _part(target)
+            if dst is not None and src is not None and dst != src:
+                edges.setdefault((src, dst), set()).add(str(path.relative_to(SRC)))
+    return edges
+
+
+def _file_of(module: str) -> Path | None:
+    rel = SRC.parent.joinpath(*module.split("."))
+    return rel / "__init__.py" if rel.is_dir() else rel.with_suffix(".py") if rel.with_suffix(".py").exists() else None
+
+
+def file_edges() -> dict[tuple[str, str], set[str]]:
+    """{(file, file it imports)} over src/vocalbench, function-level and run-time imports included."""
+    edges: dict[tuple[str, str], set[str]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for target in _imports(path):
+            f = _file_of(target)
+            if f is not None and f != path:
+                edges.setdefault((str(path.relative_to(SRC)), str(f.relative_to(SRC))), set())
     return edges
 
 
@@ -153,6 +192,12 @@ def test_no_import_cycle_between_top_level_parts() -> None:
     assert not cycles, f"import cycles {cycles}:\n" + "\n".join(detail)
 
 
+def test_no_import_cycle_between_files() -> None:
+    """No file imports a file that imports it back, through any chain (a package's ``__init__``
+    that imports its modules counts: they take what they share from a module of their own)."""
+    assert not _cycles(file_edges())
+
+
 def test_every_import_points_down_the_layers() -> None:
     edges = import_edges()
     unknown = sorted({p for e in edges for p in e} - set(LEVEL))
@@ -175,3 +220,11 @@ def test_the_check_finds_a_cycle_through_a_function_level_import() -> None:
     assert _cycles({("a", "b"): set(), ("b", "c"): set(), ("c", "a"): set(), ("c", "d"): set()}) == [["a", "b", "c"]]
     # systems/cascade.py imports the components layer only inside functions
     assert "systems/cascade.py" in import_edges()[("systems", "components")]
+
+
+def test_the_judge_sits_between_components_and_scoring() -> None:
+    edges = import_edges()
+    assert ("scoring", "judge") in edges and ("judge", "components") in edges
+    assert not [e for e in edges if e[0] == "judge" and e[1] == "scoring"], "the judge imports scoring's engine"
+    # scoring's text normalisers and statistics are leaves the judge may use
+    assert "judge/check.py" in edges[("judge", "scoring.stats")]

@@ -365,9 +365,9 @@ async def test_the_judges_and_the_cascades_error_bodies_are_read_only_in_part(tm
     """The judge's chat client (two attempts) and the cascade's LLM client read 64 KiB of a 50 MB
     error body; the verdict's trace keeps 300 characters."""
     from vocalbench.components.cache import ResultCache
-    from vocalbench.components.judge import Judge
+    from vocalbench.judge.json_judge import Judge
     from vocalbench.components.llm import OpenAIChat
-    from vocalbench.scoring.rubrics import Rubric
+    from vocalbench.judge.rubrics import Rubric
     from vocalbench.systems.cascade import CascadeSystem
     from vocalbench.systems.options import SystemOptions
 
@@ -434,9 +434,9 @@ async def test_a_hostile_judge_gives_an_unscored_item_in_bounded_time(tmp_path, 
     """A judge reply over the size limit, one that is not a completion, and one that never ends:
     a typed error within the call's deadline, nothing cached."""
     from vocalbench.components.cache import ResultCache
-    from vocalbench.components.judge import Judge
     from vocalbench.components.llm import OpenAIChat
-    from vocalbench.scoring.rubrics import Rubric
+    from vocalbench.judge.json_judge import Judge
+    from vocalbench.judge.rubrics import Rubric
 
     rubric = Rubric(id="t", version="1", kind="binary", system="Correct?", template="Q: {question}\nA: {answer}")
     url = hostile(answer)
@@ -458,9 +458,9 @@ async def test_the_calibrated_judges_retries_end_at_the_verdicts_deadline(tmp_pa
     import openai  # noqa: F401  (imported before the clock starts: a first import takes seconds on a busy machine)
 
     from vocalbench.components.cache import ResultCache
-    from vocalbench.components.calibrated_judge import CalibratedJudge, shipped_calibration
+    from vocalbench.judge.calibrated import CalibratedJudge, shipped_calibration
     from vocalbench.components.llm import OpenAIChat
-    from vocalbench.scoring import rubrics
+    from vocalbench.judge import rubrics
 
     url = hostile(lambda h: _chunked(h, 200, "application/json", (time.sleep(0.2) or b" " for _ in range(10**6))))
     cache = ResultCache(tmp_path / "c.sqlite")
@@ -479,8 +479,8 @@ async def test_the_calibrated_judges_retries_end_at_the_verdicts_deadline(tmp_pa
 def test_the_judge_cache_tells_endpoints_apart_and_knows_the_local_server_by_its_model():
     """Two endpoints on one host (another port, another path) share no verdicts; the embedded
     server, on a new free port each time, keeps its verdicts under its model."""
-    from vocalbench.components.judge import Judge
     from vocalbench.components.llm import LocalServerChat, OpenAIChat
+    from vocalbench.judge.json_judge import Judge
 
     urls = ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1", "http://127.0.0.1:8001/other/v1"]
     keys = {Judge(OpenAIChat("m", u, key_env=())).cache_endpoint for u in urls}

@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.data import load_samples
+from vocalbench.judge.graders.repeat import split_instruction
 from vocalbench.records import Sample
 from vocalbench.scoring.subsets.code_switching import cs_hit
-from vocalbench.scoring.subsets.instruction_following import split_instruction
 
 STYLE_TEXT = {
     "correct_reasoned": "reach the reference's result, with a short correct explanation",

@@ -106,11 +106,6 @@ class RunConfig(BaseModel):
         return cls.model_validate({k: v for k, v in given.items() if v is not None})
 
 
-def judge_options(cfg: RunConfig) -> dict[str, str]:
-    """The judge factory's options a run's config asks for (its fit, if any)."""
-    return {"fit": cfg.judge_fit} if cfg.judge_fit else {}
-
-
 def saved_records(run_dir: str | Path) -> dict[str, object]:
     """The :data:`RECORD_KEYS` already in ``RUN/config.json`` (kept when the config is rewritten)."""
     p = Path(run_dir) / "config.json"

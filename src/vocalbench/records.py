@@ -123,6 +123,21 @@ class JudgeTrace(Record):
     cached: bool = False
 
 
+class DecidedBy(Record):
+    """Who decided a judged verdict: a ``grader`` (its settled verdict, no model asked), a fitted
+    ``rule`` over the graders' features (no model asked), or the ``model`` (asked, or its cached
+    answer). ``grader`` is the grader id@version whose evidence the verdict used, ``fit`` the fit
+    (calibration version) whose rule decided or mapped the model's answers; only a model verdict
+    names a ``model`` and a ``prompt_hash``."""
+
+    source: Literal["grader", "rule", "model"]
+    grader: str | None = None
+    fit: str | None = None
+    model: str | None = None
+    prompt_hash: str | None = None
+    note: str | None = None  # the grader's short reason, where its evidence decided
+
+
 class Score(Record):
     """One named score of one sample: a value, or explicitly unscored with a reason.
 
@@ -138,9 +153,17 @@ class Score(Record):
     unscored: str | None = None  # reason, when the evaluator could not score
     system_error: str | None = None  # reason, when the system under test failed
     scorer: str  # scorer id@version
-    judge: JudgeTrace | None = None
+    judge: JudgeTrace | None = None  # what the model saw and said, where a model was asked
+    decided_by: DecidedBy | None = None  # a judged verdict's source
     details: dict[str, Any] = Field(default_factory=dict)
 
     @property
     def scored(self) -> bool:
         return self.unscored is None and self.value is not None
+
+    @property
+    def number(self) -> float:
+        """The value of a score that has one (a scored item, or a system error's worst value)."""
+        if self.value is None:
+            raise ValueError(f"{self.subset}/{self.sample_id} {self.name}: no value ({self.unscored or 'unscored'})")
+        return self.value

@@ -149,3 +149,14 @@ def test_report_command(two_runs: tuple[Path, Path], tmp_path: Path, capsys: pyt
     assert "leaderboard.html" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "missing"), "--out", str(out)]) == 2
     assert "no such folder" in capsys.readouterr().err
+
+
+def test_the_leaderboard_says_who_decided_the_judged_verdicts(tmp_path: Path) -> None:
+    from vocalbench.report.leaderboard import markdown, verdict_sources
+    from vocalbench.scoring.summary import Summary
+
+    s = Summary.model_validate({"lang": "en", "system": "S", "subsets": {
+        "knowledge": {"metric": "accuracy", "value": 50.0},
+        "safety": {"metric": "refusal_rate", "value": 25.0, "decided_by": {"grader": 3, "rule": 10, "model": 2}}}})
+    assert verdict_sources(s) == "safety 3/10/2"
+    assert "judged verdicts decided by grader / fitted rule / model: safety 3/10/2" in markdown([(tmp_path, s)])

@@ -80,6 +80,9 @@ def test_summary_rows_follow_the_schema(tmp_path: Path) -> None:
                       judge="openai:qwen-max-2025-01-25@https://dashscope.example/v1")
     assert build_summary(paper, results).provenance.leaderboard_comparable is True
     assert not is_paper("judge", "openai:qwen-plus@x") and is_paper("mos", "paper")
+    # --judge paper is the paper's judge too: with the paper's ASR, MOS and emotion, comparable
+    assert is_paper("judge", "paper")
+    assert build_summary(paper.model_copy(update={"judge": "paper"}), results).provenance.leaderboard_comparable
     write_summary(tmp_path, summary)
     assert json.loads((tmp_path / "summary.json").read_text()) == s
     assert Summary.load(tmp_path / "summary.json").to_dict() == s  # typed both ways

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from engine_fixtures import LLAMA_OMNI, QWEN3_OMNI, cli, isolated_cache, shared  # noqa: F401
 
-from vocalbench.records import JudgeTrace, Reply, Sample, Score, Timings
+from vocalbench.records import DecidedBy, JudgeTrace, Reply, Sample, Score, Timings
 from vocalbench.report.export import row
 
 KEYS = ["lang", "subset", "id", "question", "reference", "reply_text", "transcript", "system_error", "scores",
@@ -93,5 +93,12 @@ def test_row_schema_on_a_constructed_item() -> None:
     assert out["scores"] == {"wer": 0.5, "main": 4.0, "utmos": None}
     assert out["unscored"] == {"utmos": "mos_not_configured"} and out["transcript"] == "one"
     assert out["judge"] == {"main": {"model": "m", "rubric": "single_round_en@3", "verdict": 4.0, "cached": False}}
+    # a verdict a grader settled names the grader, and no model
+    by = DecidedBy(source="grader", grader="cues.advice_cues@2")
+    settled = {"main": Score(subset=s.subset, sample_id=s.id, value=1.0, scorer="sr@1", decided_by=by,
+                             details={"rubric": "single_round_en@3"})}
+    assert row(s, r, settled, "en")["judge"] == {"main": {
+        "model": None, "rubric": "single_round_en@3", "verdict": 1.0, "cached": False,
+        "decided_by": {"source": "grader", "grader": "cues.advice_cues@2"}}}
     assert out["timings"]["fcl_ms"] == 250.0 and out["timings"]["audio_duration"] == 2.0
     assert out["system_error"] is None and row(s, None, {}, "zh")["reply_text"] is None

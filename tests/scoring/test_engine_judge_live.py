@@ -49,8 +49,12 @@ def test_zh_knowledge_judge_scores_real_items(shared: Path, tmp_path: Path) -> N
         s = scores[(r["subset"], r["id"])]
         assert s.unscored is None and s.system_error is None, (r["id"], s.unscored)
         assert s.value in (0.0, 1.0) and s.details.get("rule") == "judge"
-        assert s.judge is not None and json.loads(s.judge.raw)["evidence"]["grader"]
+        # settled by the grader: it is the verdict's judge, and no model is named
+        assert s.judge is None and s.decided_by is not None and s.decided_by.source in ("grader", "rule")
+        assert s.decided_by.grader and s.decided_by.model is None
     first = summary(run)
+    decided = first["subsets"]["chinese_knowledge"]["decided_by"]
+    assert decided["model"] == 0 and decided["grader"] + decided["rule"] == 2
     assert first["provenance"]["judge"].startswith("qwen2.5-1.5b+cal-")
     validity = first["provenance"]["judge_validity"]
     assert validity["families"]["knowledge_zh"]["status"] == "validated"

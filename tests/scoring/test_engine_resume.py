@@ -109,6 +109,8 @@ def test_changing_the_judge_rescores_only_judge_subsets(shared: Path, tmp_path: 
         first = summary(run)
         assert a.count() == 12  # 388 missing replies are system errors: no judge call
         assert first["subsets"]["safety"]["system_errors"] == 388
+        # a JSON judge decides every verdict itself: all twelve name its model
+        assert first["subsets"]["safety"]["decided_by"] == {"grader": 0, "rule": 0, "model": 12}
         knowledge_rows = sorted(r for r in score_rows(run) if r[0] == "knowledge")
         assert cli("score", str(run), "--judge", b.spec, "--quiet") == 0
         assert b.count() == 12 and a.count() == 12

@@ -61,7 +61,8 @@ def compare_groups(args: argparse.Namespace) -> bool:
     results = []
     for lang in langs:
         rows = compare_repeats(ga[lang], gb[lang])
-        results.append({"lang": lang, "repeats_a": ga[lang]["repeats"], "repeats_b": gb[lang]["repeats"], "rows": rows})
+        results.append({"lang": lang, "repeats_a": ga[lang].repeats, "repeats_b": gb[lang].repeats,
+                        "rows": [r.model_dump() for r in rows]})
         if not args.quiet:
             print_repeats_comparison(lang, ga[lang], gb[lang], rows)
     if args.out:

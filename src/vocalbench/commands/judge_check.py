@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.errors import CliError
 from vocalbench.files import write_json
+
+if TYPE_CHECKING:
+    from vocalbench.judge.json_judge import Judge
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -37,22 +40,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--quiet", action="store_true", help="no progress bar or table")
 
 
-def _judge(spec: str, fit: str | None, concurrency: int) -> Any:
-    from vocalbench.components import resolve_evaluator
+def _judge(spec: str, fit: str | None, concurrency: int) -> Judge:
     from vocalbench.components.base import ComponentUnavailable
+    from vocalbench.judge.factory import build_judge
+    from vocalbench.judge.spec import JudgeSpec
 
     try:
         # lazy: a local server starts on the first question (recorded answers and rules need none)
-        return resolve_evaluator("judge", spec, concurrency=concurrency, lazy=True, **({"fit": fit} if fit else {}))
-    except ComponentUnavailable as exc:
+        return build_judge(JudgeSpec.parse(spec, fit), concurrency=concurrency, lazy=True)
+    except (ComponentUnavailable, ValueError) as exc:
         raise CliError(f"--judge {spec}: {exc}") from exc
 
 
 def run(args: argparse.Namespace) -> int:
     from vocalbench.commands.generate import fit_path
     from vocalbench.commands.judge_fit import answers_file, per_family, recorded
-    from vocalbench.components.calibration import load_items
-    from vocalbench.scoring import judge_check
+    from vocalbench.judge import check as judge_check
+    from vocalbench.judge.calibration import load_items
 
     if args.concurrency < 1:
         raise CliError(f"--concurrency must be >= 1, got {args.concurrency}")
@@ -100,7 +104,8 @@ def _print(report: dict[str, Any]) -> None:
         return "-" if x is None else f"{x:.{nd}f}" if isinstance(x, float) else str(x)
 
     table = Table(title=f"judge-check: {report['judge']} on the {report['split']} split "
-                        f"({report['n']} items: {report['by_rule']} by rule, {report['cached']} recorded answers, "
+                        f"({report['n']} items: {report['decided_by']['grader']} settled by a grader, "
+                        f"{report['decided_by']['rule']} by a fitted rule, {report['cached']} recorded answers, "
                         f"{report['calls']} model calls, {f(report['calls_per_second'])} calls/s)")
     for col in ("family", "n", "agree", "kappa / rho [95 % CI]", "judge vs label", "bias / mean diff", "model calls",
                 "by reply source", "validated"):

@@ -14,10 +14,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vocalbench.components.calibration import CalibrationItem
 from vocalbench.errors import CliError
+from vocalbench.judge.calibration import CalibrationItem
+
+if TYPE_CHECKING:
+    from vocalbench.judge.calibrated import CalibratedJudge
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +41,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def answers_file(model: str, given: str | None) -> Path:
     """Where the answers asked now are appended (and read back from on the next fit or check)."""
     from vocalbench.config import cache_dir
-    from vocalbench.scoring.judge_check import file_slug
+    from vocalbench.judge.check import file_slug
 
     if given:
         return Path(given)
@@ -47,7 +50,7 @@ def answers_file(model: str, given: str | None) -> Path:
 
 def recorded(model: str, given: list[str], collect: Path) -> dict[str, dict[str, Any]]:
     """Every recorded answer of ``model``: the files given (else the shipped ones) and ``collect``."""
-    from vocalbench.scoring.judge_check import recorded_answers
+    from vocalbench.judge.check import recorded_answers
 
     try:
         found = recorded_answers(model, [Path(p) for p in given])
@@ -66,26 +69,29 @@ def per_family(items: list[CalibrationItem], limit: int) -> list[CalibrationItem
     return [i for fam in kept.values() for i in fam[:limit]]
 
 
-def calibrated_judge(spec: str, fit: str, concurrency: int = 1) -> Any:
+def calibrated_judge(spec: str, fit: str, concurrency: int = 1) -> CalibratedJudge:
     """The calibrated judge of SPEC under ``fit`` (CliError for a judge that cannot be calibrated)."""
-    from vocalbench.components import resolve_evaluator
     from vocalbench.components.base import ComponentUnavailable
+    from vocalbench.judge.calibrated import CalibratedJudge
+    from vocalbench.judge.factory import build_judge
+    from vocalbench.judge.spec import JudgeSpec
 
     try:
-        judge = resolve_evaluator("judge", spec, fit=fit, concurrency=concurrency, lazy=True)
-    except ComponentUnavailable as exc:
+        judge = build_judge(JudgeSpec.parse(spec, fit), concurrency=concurrency, lazy=True)
+    except (ComponentUnavailable, ValueError) as exc:
         raise CliError(f"--judge {spec}: {exc}") from exc
-    if not hasattr(judge, "calibration"):
+    if not isinstance(judge, CalibratedJudge):
         raise CliError(f"--judge {spec} writes its verdicts itself; a fit needs a calibrated judge")
     return judge
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.components.calibration import load_items
-    from vocalbench.components.judges import UNFITTED
     from vocalbench.files import write_atomic
+    from vocalbench.judge import check as judge_check
+    from vocalbench.judge import fit as calibration_fit
+    from vocalbench.judge.calibration import load_items
+    from vocalbench.judge.factory import UNFITTED
     from vocalbench.progress import progress_bar
-    from vocalbench.scoring import calibration_fit, judge_check
 
     judge = calibrated_judge(args.judge, UNFITTED)
     model = judge.calibration.model

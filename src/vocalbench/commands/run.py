@@ -63,13 +63,13 @@ def run(args: argparse.Namespace) -> int:
 
 def repeats_line(path: Path) -> str:
     """``overall 56.9 ± 1.2 (SD over 3 runs) [95 % CI 54.1, 59.7]`` from a repeats.json."""
-    import json
+    from vocalbench.report.repeats import RepeatsFile
 
-    body = json.loads(path.read_text(encoding="utf-8"))
-    ov = body.get("overall")
-    if not ov:
-        return f"{body['repeats']} runs; no overall (see {path.name})"
-    ci = ov.get("ci95")
-    label = "partial overall" if ov.get("partial") else "overall"
-    return (f"{label} {ov['mean']:.3f} ± {ov['sd']:.3f} (SD over {ov['n']} runs)"
+    body = RepeatsFile.model_validate_json(path.read_text(encoding="utf-8"))
+    ov = body.overall
+    if ov is None:
+        return f"{body.repeats} runs; no overall (see {path.name})"
+    ci = ov.ci95
+    label = "partial overall" if ov.partial else "overall"
+    return (f"{label} {ov.mean:.3f} ± {ov.sd:.3f} (SD over {ov.n} runs)"
             + (f" [95 % CI {ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""))

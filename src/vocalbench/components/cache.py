@@ -15,7 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vocalbench.components.base import (
     ASR,
@@ -26,6 +26,8 @@ from vocalbench.components.base import (
 )
 from vocalbench.files import create_database
 from vocalbench.redact import redact
+
+T = TypeVar("T")  # what a component returns for one file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -69,7 +71,7 @@ class ResultCache:
                     out[h] = json.loads(row[0])
         return out
 
-    def put_many(self, kind: str, component: str, values: dict[str, Any], variant: str = "") -> None:
+    def put_many(self, kind: str, component: str, values: dict[str, object], variant: str = "") -> None:
         now = time.time()
         with self._lock, self._db:
             self._db.executemany(
@@ -109,10 +111,11 @@ def default_cache() -> ResultCache:
         return _DEFAULT
 
 
-def component_key(component: Any) -> str:
+def component_key(component: object) -> str:
     """id plus version: what identifies a component's outputs in cache keys."""
     version = getattr(component, "version", "")
-    return f"{component.id}|{version}" if version else str(component.id)
+    cid = getattr(component, "id")  # noqa: B009 - every component has an id (components/base.py)
+    return f"{cid}|{version}" if version else str(cid)
 
 
 def _hashes(paths: Sequence[str | Path]) -> list[str | ComponentError]:
@@ -131,20 +134,20 @@ def _hashes(paths: Sequence[str | Path]) -> list[str | ComponentError]:
 
 def _cached_batch(
     kind: str,
-    component: Any,
+    component: object,
     paths: Sequence[str | Path],
-    run: Callable[[list[str]], list[Any]],
-    encode: Callable[[Any], Any],
-    decode: Callable[[str, Any], Any],
+    run: Callable[[list[str]], Sequence[T | ComponentError]],
+    encode: Callable[[T], object],
+    decode: Callable[[str, Any], T],
     variant: str = "",
     cache: ResultCache | None = None,
-) -> list[Any]:
+) -> list[T | ComponentError]:
     """Shared logic: hash, look up, run the component on misses only, store successes."""
     cache = cache or default_cache()
     key = component_key(component)
     hashes = _hashes(paths)
     known = cache.get_many(kind, key, [h for h in hashes if isinstance(h, str)], variant)
-    results: list[Any] = [None] * len(paths)
+    results: list[T | ComponentError | None] = [None] * len(paths)
     todo: dict[str, list[int]] = {}
     for i, (p, h) in enumerate(zip(paths, hashes)):
         if isinstance(h, ComponentError):
@@ -158,14 +161,16 @@ def _cached_batch(
         fresh = run(first)
         if len(fresh) != len(first):
             raise RuntimeError(f"{key} returned {len(fresh)} results for {len(first)} files")
-        store: dict[str, Any] = {}
+        store: dict[str, object] = {}
         for (h, idx), r in zip(todo.items(), fresh):
             if not isinstance(r, ComponentError):
                 store[h] = encode(r)
             for i in idx:
-                results[i] = decode(str(paths[i]), store[h]) if h in store else _rename(r, str(paths[i]))
+                results[i] = _rename(r, str(paths[i])) if isinstance(r, ComponentError) else decode(str(paths[i]), store[h])
         cache.put_many(kind, key, store, variant)
-    return results
+    done = [r for r in results if r is not None]
+    assert len(done) == len(paths), "every path has its result or its error"
+    return done
 
 
 def _rename(err: ComponentError, path: str) -> ComponentError:

@@ -1,7 +1,7 @@
 """Judge-human agreement: the paper's pairwise statistics plus chance-corrected reliability.
 
-Pure functions (numpy/scipy): :func:`cohen_kappa` and :func:`spearman` (from scoring.stats), :func:`fleiss_kappa`,
-:func:`krippendorff_alpha` (nominal and interval), and the paper's
+The statistics come from :mod:`vocalbench.scoring.stats` (:func:`cohen_kappa`, :func:`spearman`,
+:func:`fleiss_kappa`, :func:`krippendorff_alpha` nominal and interval); here are the paper's
 :func:`pairwise_match_rates` (consistency rate, majority match, any match; docs/scoring.md).
 :func:`read_human_csv` imports ratings; :func:`human_agreement` and :func:`judge_swap` build the
 per-subset reports of ``vocalbench agreement``.
@@ -22,7 +22,7 @@ from __future__ import annotations
 import csv
 import math
 from collections import Counter, defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,71 +32,10 @@ import numpy as np
 from vocalbench.files import write_json
 from vocalbench.records import Score
 from vocalbench.report.runs import RunData, load_one_run
-from vocalbench.scoring.stats import cohen_kappa, spearman
+from vocalbench.scoring.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha, spearman
 
 
 # --------------------------------------------------------------------------- statistics
-def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
-    """Fleiss' kappa from an (items x categories) matrix of how many raters chose each category.
-
-    Items may have different numbers of raters (at least 2 each); with a constant number this is
-    exactly Fleiss (1971).
-    """
-    m = np.asarray(counts, dtype=float)
-    n_i = m.sum(axis=1)
-    keep = n_i >= 2
-    m, n_i = m[keep], n_i[keep]
-    if m.shape[0] == 0:
-        return float("nan")
-    p_i = ((m * m).sum(axis=1) - n_i) / (n_i * (n_i - 1))
-    p_bar = p_i.mean()
-    p_j = m.sum(axis=0) / n_i.sum()
-    pe = float((p_j ** 2).sum())
-    if pe >= 1.0:
-        return 1.0 if p_bar == 1.0 else float("nan")
-    return float((p_bar - pe) / (1 - pe))
-
-
-def krippendorff_alpha(data: np.ndarray | Sequence[Sequence[float | None]], level: str = "nominal") -> float:
-    """Krippendorff's alpha from a (raters x units) matrix with NaN/None for missing values.
-
-    ``level``: "nominal" (disagreement 1 for unequal values) or "interval" (squared difference).
-    Units with fewer than two values are not pairable and are dropped, as Krippendorff defines.
-    """
-    if level not in ("nominal", "interval"):
-        raise ValueError("level must be 'nominal' or 'interval'")
-    arr = np.array([[np.nan if v is None else float(v) for v in row] for row in data], dtype=float)
-    values = np.unique(arr[np.isfinite(arr)])
-    if values.size == 0:
-        return float("nan")
-    index = {v: i for i, v in enumerate(values)}
-    k = values.size
-    coinc = np.zeros((k, k))
-    for unit in arr.T:
-        vals = unit[np.isfinite(unit)]
-        mu = vals.size
-        if mu < 2:
-            continue
-        c = np.zeros(k)
-        for v in vals:
-            c[index[v]] += 1
-        pairs = np.outer(c, c) - np.diag(c)  # ordered pairs of different raters
-        coinc += pairs / (mu - 1)
-    n_c = coinc.sum(axis=1)
-    n = n_c.sum()
-    if n <= 1:
-        return float("nan")
-    if level == "nominal":
-        delta = 1.0 - np.eye(k)
-    else:
-        delta = (values[:, None] - values[None, :]) ** 2
-    d_o = float((coinc * delta).sum()) / float(n)
-    d_e = float((np.outer(n_c, n_c) * delta).sum()) / float(n * (n - 1))
-    if d_e == 0.0:
-        return 1.0 if d_o == 0.0 else float("nan")
-    return 1.0 - d_o / d_e
-
-
 def pairwise_match_rates(judge: Mapping[Any, Hashable], raters: Mapping[Any, list[Hashable]]) -> dict[str, Any]:
     """The paper's three rates over items rated by both the judge and at least one human.
 
@@ -288,7 +227,7 @@ def human_agreement(mode: str, ratings: list[HumanRating], run: RunData, pair_ru
 
 def _check_scale(rating: HumanRating, judged: Score | None) -> None:
     """AgreementError when a human score lies outside the scale of the rubric the judge answered."""
-    from vocalbench.scoring.rubrics import load
+    from vocalbench.judge.rubrics import load
 
     ref = judged.judge.rubric if judged is not None and judged.judge is not None else None
     if not ref or rating.score is None:
@@ -348,7 +287,7 @@ def judge_swap(run_a: RunData, run_b: RunData) -> dict[str, Any]:
 
 
 def _judge_name(run: RunData) -> str:
-    return str(run.summary.provenance.judge or run.config.get("judge") or run.path)
+    return str(run.summary.provenance.judge or run.config.judge or run.path)
 
 
 class AgreementError(ValueError):

@@ -62,9 +62,12 @@ def row(sample: Sample, reply: Reply | None, named: dict[str, Score], lang: str)
         if sc.unscored:
             unscored[key] = sc.unscored
         system_error = system_error or sc.system_error
-        if sc.judge is not None:
-            judge[key] = {"model": sc.judge.model, "rubric": sc.judge.rubric, "verdict": value,
-                          "cached": sc.judge.cached}
+        if sc.judge is not None or sc.decided_by is not None:  # judged: by the model, a grader or a rule
+            judge[key] = {"model": sc.judge.model if sc.judge else None,
+                          "rubric": sc.judge.rubric if sc.judge else sc.details.get("rubric"), "verdict": value,
+                          "cached": bool(sc.judge and sc.judge.cached)}
+            if sc.decided_by is not None:
+                judge[key]["decided_by"] = sc.decided_by.model_dump(exclude_none=True)
     return {"lang": lang, "subset": sample.subset, "id": sample.id, "question": sample.question,
             "reference": sample.reference, "reply_text": None if reply is None else reply.text,
             "transcript": _transcript(reply, named), "system_error": system_error, "scores": scores,

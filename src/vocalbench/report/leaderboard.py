@@ -116,8 +116,18 @@ def markdown(runs: list[tuple[Path, Summary]]) -> str:
                          f"MOS {md_text(p.mos)}, emotion {md_text(p.emotion)}, judge {md_text(p.judge)}"
                          + (f"; overall missing: {', '.join(missing)}" if missing else ""))
             lines += [f"  - {w}" for w in judge_warnings(s)]
+            sources = verdict_sources(s)
+            if sources:
+                lines.append(f"  - judged verdicts decided by grader / fitted rule / model: {sources}")
         lines.append("")
     return "\n".join(lines)
+
+
+def verdict_sources(summary: Summary) -> str:
+    """Who decided each judged subset's verdicts (summary.json ``decided_by``), e.g.
+    ``safety 0/10/2, reasoning 4/0/996``; empty when no subset was judged."""
+    return ", ".join(f"{name} {d.get('grader', 0)}/{d.get('rule', 0)}/{d.get('model', 0)}"
+                     for name, row in summary.subsets.items() if (d := row.decided_by))
 
 
 def judge_warnings(summary: Summary) -> list[str]:

@@ -13,26 +13,46 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vocalbench import catalog
+from vocalbench.errors import validation_message
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.folder import CONFIG, LANGS, STORE, RunFolder, RunFolderError, is_run_dir, language_folders
 from vocalbench.scoring import graph as stats_graph
 from vocalbench.scoring.summary import Summary
 
 
-def _read_config(path: Path) -> dict[str, Any]:
-    """config.json as a dict ({} when there is none); RunFolderError when it is not a JSON object."""
+class RunInfo(BaseModel):
+    """What a report reads of config.json: the run's identity (any key it lacks is unknown, any
+    other key is ignored, so folders written by older versions still load)."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    system: str | None = None
+    data: str | None = None
+    lang: str | None = None
+    protocol: str | None = None
+    judge: str | None = None
+    seed: int | None = None
+
+
+def _read_config(path: Path) -> RunInfo:
+    """config.json's :class:`RunInfo` (empty when there is none); RunFolderError when it is not a
+    JSON object or a key has the wrong type."""
     if not path.is_file():
-        return {}
+        return RunInfo()
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise RunFolderError(f"{path}: unreadable JSON ({exc})") from exc
     if not isinstance(body, dict):
         raise RunFolderError(f"{path}: expected a JSON object, got {type(body).__name__}")
-    return body
+    try:
+        return RunInfo.model_validate(body)
+    except ValidationError as exc:
+        raise RunFolderError(f"{path}: {validation_message(exc)}") from None
 
 
 @dataclass
@@ -42,7 +62,7 @@ class RunData:
     path: Path
     lang: str
     summary: Summary  # empty when the run has no summary.json (``has_summary``)
-    config: dict[str, Any]
+    config: RunInfo
     samples: dict[tuple[str, str], Sample] = field(default_factory=dict)
     replies: dict[tuple[str, str], Reply] = field(default_factory=dict)
     scores: dict[tuple[str, str], dict[str, Score]] = field(default_factory=dict)
@@ -51,11 +71,11 @@ class RunData:
 
     @property
     def system(self) -> str:
-        return str(self.summary.system or self.config.get("system") or self.path.name)
+        return str(self.summary.system or self.config.system or self.path.name)
 
     @property
     def protocol(self) -> str:
-        return str(self.summary.protocol or self.config.get("protocol") or "v2")
+        return str(self.summary.protocol or self.config.protocol or "v2")
 
     @property
     def subsets(self) -> list[str]:
@@ -82,8 +102,8 @@ class RunData:
             return None
         p = Path(path)
         candidates = [p] if p.is_absolute() else [self.path / p, self.path.parent / p]
-        data = self.config.get("data")
-        if not p.is_absolute() and isinstance(data, str) and data:
+        data = self.config.data
+        if not p.is_absolute() and data:
             d = Path(data)
             candidates += [d / p, d / "audio" / p, d / self.lang / "audio" / p]
         if not p.is_absolute():
@@ -127,8 +147,8 @@ def consistent(point: float, reported: float) -> bool:
     return abs(point - reported) <= max(0.02, 0.002 * abs(reported))
 
 
-def _judge_id(summary: Summary, config: dict[str, Any]) -> str:
-    return str(summary.provenance.judge or config.get("judge") or "")
+def _judge_id(summary: Summary, config: RunInfo) -> str:
+    return str(summary.provenance.judge or config.judge or "")
 
 
 def _pick(current: Score | None, new: Score, judge: str) -> Score:
@@ -154,7 +174,7 @@ def load_run(run: str | Path | RunFolder, with_store: bool = True) -> RunData:
     has_summary = run.summary_path.is_file()
     summary = Summary.load(run.summary_path) if has_summary else Summary()
     config = _read_config(p / CONFIG)
-    lang = str(summary.lang or config.get("lang") or (p.name if p.name in LANGS else "en"))
+    lang = str(summary.lang or config.lang or (p.name if p.name in LANGS else "en"))
     data = RunData(path=p, lang=lang, summary=summary, config=config, has_summary=has_summary)
     if with_store and (p / STORE).is_file():
         judge = _judge_id(summary, config)

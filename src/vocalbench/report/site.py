@@ -142,14 +142,14 @@ def repeat_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
             continue
         cells = []
         for dim in ["overall", *dimensions.shown(lang)]:
-            pooled = body.get("overall") if dim == "overall" else (body.get("dimensions") or {}).get(dim)
-            if not pooled:
+            pooled = body.overall if dim == "overall" else body.dimensions.get(dim)
+            if pooled is None:
                 cells.append({"dim": dim, "text": "—", "ci": None})
                 continue
-            ci = pooled.get("ci95")
-            cells.append({"dim": dim, "text": f"{fmt(dim, pooled['mean'])} ± {fmt(dim, pooled['sd'])}",
+            ci = pooled.ci95
+            cells.append({"dim": dim, "text": f"{fmt(dim, pooled.mean)} ± {fmt(dim, pooled.sd)}",
                           "ci": f"[{fmt(dim, ci[0])}, {fmt(dim, ci[1])}]" if ci else None})
-        rows.append({"label": f"{body.get('system')} ({group.name})", "n": body.get("repeats"), "cells": cells})
+        rows.append({"label": f"{body.system} ({group.name})", "n": body.repeats, "cells": cells})
     return rows
 
 
@@ -308,6 +308,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
             "name": name, "value": sc.value, "unscored": sc.unscored, "system_error": sc.system_error,
             "scorer": sc.scorer, "judge_model": sc.judge.model if sc.judge else None,
             "rubric": sc.judge.rubric if sc.judge else None, "raw": sc.judge.raw if sc.judge else None,
+            "decided_by": sc.decided_by.model_dump(exclude_none=True) if sc.decided_by else None,
             "details": sc.details,
         })
         emotion = emotion or _emotion_dist(sc.details)

@@ -32,10 +32,13 @@ from typing import Any
 from vocalbench import catalog
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
-from vocalbench.config import RunConfig, is_off, judge_options
+from vocalbench.config import RunConfig, is_off
 from vocalbench.errors import CliError
+from vocalbench.judge import graders
+from vocalbench.judge.factory import build_judge
+from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
+from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.folder import RunFolder
@@ -194,33 +197,31 @@ class LimitedJudge:
 
 
 def resolve_judge(cfg: RunConfig) -> Judge:
-    """The judge component of ``cfg.judge``; errors are ``ComponentUnavailable``."""
-    judge: Judge = resolve_evaluator("judge", cfg.judge.strip(), concurrency=cfg.judge_concurrency, on_call=_book,
-                                     **judge_options(cfg))
-    return judge
+    """The judge of the run's judge spec; errors are ``ComponentUnavailable``."""
+    return build_judge(JudgeSpec.of(cfg), concurrency=cfg.judge_concurrency, on_call=_book)
 
 
 def judge_identity(cfg: RunConfig, store: RunStore,
-                   resolve: Callable[[RunConfig], Judge] = resolve_judge) -> tuple[str, Judge | None]:
-    """(judge id for evaluator keys, the judge ``resolve`` gave or None).
+                   resolve: Callable[[RunConfig], Judge] = resolve_judge) -> tuple[JudgeState, Judge | None]:
+    """(the run's judge state, the judge ``resolve`` gave or None).
 
-    The id of a SPEC seen before is remembered in the store's meta, so re-scoring a finished run
-    needs no judge at all; a new SPEC is resolved once to learn its id.
+    The id of a spec seen before is remembered in the store's meta, so re-scoring a finished run
+    needs no judge at all; a new spec is resolved once to learn its id.
     """
-    spec = cfg.judge.strip()
-    if is_off(spec):
-        return "none", None
+    spec = JudgeSpec.of(cfg)
+    if spec.off:
+        return JudgeState(spec), None
     known = store.get_meta("judge_ids", {}) or {}
-    if spec in known:
-        return str(known[spec]), None
+    if spec.key in known:
+        return JudgeState(spec, str(known[spec.key])), None
     try:
         judge = resolve(cfg)
     except ComponentUnavailable as exc:
         log.warning("judge %s unavailable: %s", spec, exc)
-        return f"unavailable:{spec}", None
-    known[spec] = str(judge.id)
+        return JudgeState(spec, unavailable=str(exc)), None
+    known[spec.key] = str(judge.id)
     store.set_meta("judge_ids", known)
-    return str(judge.id), judge
+    return JudgeState(spec, str(judge.id)), judge
 
 
 # -- streaming passes ------------------------------------------------------------------------------
@@ -234,6 +235,9 @@ def _needs_work(group: list[Score] | None, reply_failed: bool | None) -> bool:
         return True
     if any(s.unscored is not None for s in group):
         return True  # an evaluator failure: retry (a system error may carry no value, e.g. UTMOS)
+    if any(s.decided_by is not None and s.decided_by.grader is not None
+           and graders.current(s.decided_by.grader) != s.decided_by.grader for s in group):
+        return True  # a verdict that used another version of its grader: judge it again
     # scored against a reply that has since been replaced (a failed reply regenerated, or the reverse)
     return any(s.details.get(REPLY_STATE) != ("failed" if reply_failed else "ok") for s in group)
 
@@ -372,14 +376,15 @@ class _Run:
         self.comps = comps
         self.ctx = ScoringContext(lang=cfg.lang, protocol=cfg.protocol, transcribe=self.comps.transcribe,
                                   mos=self.comps.mos, emotion=self.comps.emotion, audio_duration=audio_duration)
-        self.judge_id = "none"
+        self.judge_state = JudgeState(JudgeSpec("none"))
         self.judge: LimitedJudge | None = None
         self.scored_items = 0
+        self.decided_by: dict[str, dict[str, int]] = {}  # subset row -> judged verdicts by source
 
-    def set_judge(self, judge_id: str, judge: Judge | None) -> None:
-        self.judge_id = judge_id
-        if judge_id != "none" and not judge_id.startswith("unavailable:"):
-            self.judge = LimitedJudge(self.cfg, judge_id, self.store, judge, self.comps.resolve_judge,
+    def set_judge(self, state: JudgeState, judge: Judge | None) -> None:
+        self.judge_state = state
+        if state.id is not None:
+            self.judge = LimitedJudge(self.cfg, state.id, self.store, judge, self.comps.resolve_judge,
                                       self.comps.judge_slots)
 
     async def stream(self, name: str, subset: str, scorer: ItemScorer, key: str, tally: Adds,
@@ -416,6 +421,10 @@ class _Run:
                 group = existing.get(sample.id, [])
                 any_scores = any_scores or bool(group)
                 tally.add(sample, group)
+                for s in group:
+                    if s.decided_by is not None:
+                        sources = self.decided_by.setdefault(name, dict.fromkeys(("grader", "rule", "model"), 0))
+                        sources[s.decided_by.source] += 1
                 if keep is not None:
                     keep.update(main_values(group))
             seen += len(page)
@@ -466,7 +475,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
             sc = scorers[name]
             tally = sc.tally()
             keep: dict[str, float] | None = {} if name in controls else None
-            if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_id), tally, keep):
+            if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_state.key), tally, keep):
                 never.append(name)
                 continue
             if keep is not None:
@@ -478,9 +487,9 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
                 results.update(await _acoustic_and_latency(run, name))
 
         summary = build_summary(
-            cfg, results, store=store, components_used=dict(run.comps.used), judge_id=run.judge_id,
+            cfg, results, store=store, components_used=dict(run.comps.used), judge=run.judge_state,
             not_scored=never, imported_transcripts=_imported_transcripts(store, report, cfg.protocol),
-            seconds=time.monotonic() - started,
+            seconds=time.monotonic() - started, decided_by=run.decided_by,
         )
         write_summary(folder.path, summary)
         store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,

@@ -9,7 +9,8 @@ so that published figures do not move: *index draws* (clusters drawn by index, b
 stratum), behind the ``ci95`` of ``summary.json``, and *multinomial draws* within each stratum,
 behind the report's and ``compare``'s clustered, stratified intervals. A statistic that is no
 function of sums (the latency medians) is evaluated on the drawn values (:func:`replicate_values`).
-Memory stays bounded by drawing the replicates in blocks.
+Memory stays bounded by drawing the replicates in blocks. Agreement between raters: Cohen's
+kappa, Spearman's rho, Fleiss' kappa and Krippendorff's alpha.
 """
 
 from __future__ import annotations
@@ -325,3 +326,64 @@ def rank_corr_of_totals(tot: Any) -> Any:
     n, sx, sy, sxx, syy, sxy = (t[:, k] for k in range(RANK_COLUMNS))
     cov = sxy - sx * sy / n
     return cov / np.sqrt((sxx - sx * sx / n) * (syy - sy * sy / n))
+
+
+def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
+    """Fleiss' kappa from an (items x categories) matrix of how many raters chose each category.
+
+    Items may have different numbers of raters (at least 2 each); with a constant number this is
+    exactly Fleiss (1971).
+    """
+    m = np.asarray(counts, dtype=float)
+    n_i = m.sum(axis=1)
+    keep = n_i >= 2
+    m, n_i = m[keep], n_i[keep]
+    if m.shape[0] == 0:
+        return float("nan")
+    p_i = ((m * m).sum(axis=1) - n_i) / (n_i * (n_i - 1))
+    p_bar = p_i.mean()
+    p_j = m.sum(axis=0) / n_i.sum()
+    pe = float((p_j ** 2).sum())
+    if pe >= 1.0:
+        return 1.0 if p_bar == 1.0 else float("nan")
+    return float((p_bar - pe) / (1 - pe))
+
+
+def krippendorff_alpha(data: np.ndarray | Sequence[Sequence[float | None]], level: str = "nominal") -> float:
+    """Krippendorff's alpha from a (raters x units) matrix with NaN/None for missing values.
+
+    ``level``: "nominal" (disagreement 1 for unequal values) or "interval" (squared difference).
+    Units with fewer than two values are not pairable and are dropped, as Krippendorff defines.
+    """
+    if level not in ("nominal", "interval"):
+        raise ValueError("level must be 'nominal' or 'interval'")
+    arr = np.array([[np.nan if v is None else float(v) for v in row] for row in data], dtype=float)
+    values = np.unique(arr[np.isfinite(arr)])
+    if values.size == 0:
+        return float("nan")
+    index = {v: i for i, v in enumerate(values)}
+    k = values.size
+    coinc = np.zeros((k, k))
+    for unit in arr.T:
+        vals = unit[np.isfinite(unit)]
+        mu = vals.size
+        if mu < 2:
+            continue
+        c = np.zeros(k)
+        for v in vals:
+            c[index[v]] += 1
+        pairs = np.outer(c, c) - np.diag(c)  # ordered pairs of different raters
+        coinc += pairs / (mu - 1)
+    n_c = coinc.sum(axis=1)
+    n = n_c.sum()
+    if n <= 1:
+        return float("nan")
+    if level == "nominal":
+        delta = 1.0 - np.eye(k)
+    else:
+        delta = (values[:, None] - values[None, :]) ** 2
+    d_o = float((coinc * delta).sum()) / float(n)
+    d_e = float((np.outer(n_c, n_c) * delta).sum()) / float(n * (n - 1))
+    if d_e == 0.0:
+        return 1.0 if d_o == 0.0 else float("nan")
+    return 1.0 - d_o / d_e

@@ -13,6 +13,7 @@ keys of a later version are ignored, a key of the wrong type is an error naming 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from vocalbench import catalog
 from vocalbench.config import RunConfig, is_off
 from vocalbench.errors import InputError
 from vocalbench.files import write_json
+from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import SubsetResult
@@ -29,7 +31,6 @@ from vocalbench.scoring.dimensions import ROWS
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 
-PAPER_JUDGE_MODEL = "qwen-max-2025-01-25"
 SCHEMA_VERSION = 1
 Number = int | float  # a JSON number as written (an int stays an int)
 EVALUATORS = ("asr", "mos", "emotion", "judge")
@@ -53,6 +54,8 @@ class SubsetRow(_Part):
     complete: bool = True
     ci95: list[Number] | None = None
     extra: dict[str, Any] = {}
+    # judged verdicts by who decided them: {"grader": n, "rule": n, "model": n} (judged subsets only)
+    decided_by: dict[str, int] | None = None
 
 
 class Partial(_Part):
@@ -77,7 +80,7 @@ class Overall(_Part):
 
 
 class JudgeValidity(_Part):
-    """The run's judge against its latest judge-check (scoring/judge_check.py): the figures per rubric
+    """The run's judge against its latest judge-check (judge/check.py): the figures per rubric
     family it used, the subsets whose judged numbers are not validated, the self-preference warning."""
 
     judge: str = ""
@@ -150,25 +153,33 @@ class Summary(_Part):
         return (float(got.ci95[0]), float(got.ci95[1])) if got is not None and got.ci95 else None
 
 
-def subset_row(r: SubsetResult) -> SubsetRow:
-    """One ``subsets`` row; unscored reasons (if any) go into ``extra``."""
+def subset_row(r: SubsetResult, decided_by: Mapping[str, int] | None = None) -> SubsetRow:
+    """One ``subsets`` row; unscored reasons (if any) go into ``extra``, the judged verdicts'
+    sources (if any) into ``decided_by``."""
     extra = dict(r.extra)
     if r.unscored_reasons:
         extra["unscored_reasons"] = dict(r.unscored_reasons)
-    return SubsetRow(metric=r.metric, value=r.value, n=r.n, scored=r.scored, unscored=r.unscored,
-                     system_errors=r.system_errors, complete=bool(r.complete),
-                     ci95=list(r.ci95) if r.ci95 is not None else None, extra=extra)
+    row = SubsetRow(metric=r.metric, value=r.value, n=r.n, scored=r.scored, unscored=r.unscored,
+                    system_errors=r.system_errors, complete=bool(r.complete),
+                    ci95=list(r.ci95) if r.ci95 is not None else None, extra=extra)
+    if decided_by:  # only judged subsets carry the key
+        row.decided_by = dict(decided_by)
+    return row
 
 
 def is_paper(kind: str, spec: str) -> bool:
-    """Whether a component SPEC is the paper's model (see docs/scoring.md, "paper" profile)."""
+    """Whether a component SPEC is the paper's model (see docs/scoring.md, "paper" profile); for
+    the judge: ``paper``, or Qwen2.5-Max through ``openai:`` (:attr:`JudgeSpec.paper`)."""
     spec = spec.strip()
     if kind == "judge":
-        return spec.startswith("openai:") and spec[len("openai:"):].split("@", 1)[0] == PAPER_JUDGE_MODEL
+        try:
+            return JudgeSpec.parse(spec).paper
+        except ValueError:
+            return False
     return spec == "paper" or spec.startswith("paper:")
 
 
-def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: dict[str, Any] | None,
+def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, Any] | None,
                imported_transcripts: int) -> dict[str, Any]:
     """Which evaluator did what; ``leaderboard_comparable`` only with the whole paper profile."""
     out: dict[str, Any] = {}
@@ -178,7 +189,7 @@ def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: di
             out[kind] = used[kind]
         else:
             out[kind] = None if is_off(spec) else f"{spec} (not used)"
-    out["judge"] = judge_id if not is_off(cfg.judge) else None
+    out["judge"] = None if judge.spec.off else judge.key
     out["specs"] = {k: str(getattr(cfg, k)) for k in EVALUATORS}
     if imported_transcripts:
         out["asr_transcripts"] = f"imported with the outputs (json_asr) for {imported_transcripts} replies"
@@ -188,23 +199,23 @@ def provenance(cfg: RunConfig, used: dict[str, str], *, judge_id: str, usage: di
     return out
 
 
-def judge_provenance(cfg: RunConfig, judge_id: str, store: RunStore | None) -> JudgeValidity | None:
+def judge_provenance(cfg: RunConfig, judge: JudgeState, store: RunStore | None) -> JudgeValidity | None:
     """The judge's validity for this run (its latest judge-check figures per rubric family used,
     the subsets whose rubrics are not validated) and whether it is the system's own model."""
-    if is_off(cfg.judge) or judge_id in ("none", "") or judge_id.startswith("unavailable:"):
+    if judge.id is None:
         return None
-    from vocalbench.scoring.judge_check import judge_validity, same_model
+    from vocalbench.judge.check import judge_validity, same_model
 
-    used = store.judge_rubrics(judge_id) if store is not None else {}
-    out = judge_validity(judge_id, used).to_dict()
-    out["same_model_as_system"] = same_model(cfg.system, cfg.judge, judge_id)
+    used = store.judge_rubrics(judge.id) if store is not None else {}
+    out = judge_validity(judge.id, used).to_dict()
+    out["same_model_as_system"] = same_model(cfg.system, judge.spec, judge.id)
     return JudgeValidity.model_validate(out)
 
 
 def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: RunStore | None = None,
-                  components_used: dict[str, str] | None = None, judge_id: str = "none",
+                  components_used: dict[str, str] | None = None, judge: JudgeState | None = None,
                   not_scored: list[str] | None = None, imported_transcripts: int = 0,
-                  seconds: float | None = None) -> Summary:
+                  seconds: float | None = None, decided_by: Mapping[str, Mapping[str, int]] | None = None) -> Summary:
     """The summary of these results (subset rows in canonical order)."""
     from vocalbench._version import __version__
 
@@ -212,11 +223,12 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     names = catalog.ordered([n for n in results if n not in ROWS], cfg.lang)
     names += [n for n in ("utmos", "wer", "per", "fcl_ms", "faa_ms", "rtf") if n in results]
     usage = (store.judge_usage() or None) if store is not None else None
-    prov = Provenance.model_validate(provenance(cfg, components_used or {}, judge_id=judge_id, usage=usage,
+    judge = judge or JudgeState(JudgeSpec("none"))
+    prov = Provenance.model_validate(provenance(cfg, components_used or {}, judge=judge, usage=usage,
                                                 imported_transcripts=imported_transcripts))
     if store is not None and store.get_meta(DATA_SOURCE):
         prov.data = store.get_meta(DATA_SOURCE)  # the Hub dataset and commit (runner/folder.py)
-    validity = judge_provenance(cfg, judge_id, store)
+    validity = judge_provenance(cfg, judge, store)
     if validity is not None:
         prov.judge_validity = validity
     meta = Meta.model_validate({"vocalbench": __version__, "schema": SCHEMA_VERSION,
@@ -224,7 +236,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     if seconds is not None:
         meta.scoring_seconds = round(seconds, 3)
     return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system,
-                   subsets={n: subset_row(results[n]) for n in names}, dimensions=dims.values,
+                   subsets={n: subset_row(results[n], (decided_by or {}).get(n)) for n in names}, dimensions=dims.values,
                    overall=Overall.model_validate(overall_result(dims.values, cfg.protocol, dims.incomplete,
                                                                  lang=cfg.lang)),
                    provenance=prov, meta=meta)

@@ -56,7 +56,7 @@ def pick(scores: Iterable[Score], name: str = MAIN) -> Score | None:
 
 def main_values(scores: Iterable[Score]) -> dict[str, float]:
     """``{sample id: value}`` of the scored ``main`` scores (what a dependent subset reads)."""
-    return {s.sample_id: float(s.value) for s in scores if s.name == MAIN and s.scored}  # type: ignore[arg-type]
+    return {s.sample_id: s.number for s in scores if s.name == MAIN and s.scored}
 
 
 class RunningMean:
@@ -103,7 +103,7 @@ class MeanTally:
         if score is None:
             self.reasons["missing"] += 1
         elif score.scored:
-            self.values.append(float(score.value))  # type: ignore[arg-type]
+            self.values.append(score.number)
             self.system_errors += bool(score.system_error)
         else:
             self.reasons[score.unscored or "missing"] += 1
@@ -129,7 +129,7 @@ class MeanTally:
     def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
         """The item's value and count (nothing when it is not scored)."""
         score = pick(scores, self.name)
-        return {"sum": float(score.value), "n": 1.0} if score is not None and score.scored else {}  # type: ignore[arg-type]
+        return {"sum": score.number, "n": 1.0} if score is not None and score.scored else {}
 
     def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:
         """The mean × scale of the items' values (None when no item has one)."""
@@ -146,7 +146,7 @@ class GroupMeans:
 
     def add(self, group: str, score: Score | None) -> None:
         if score is not None and score.scored:
-            self._groups.setdefault(str(group), RunningMean()).add(float(score.value))  # type: ignore[arg-type]
+            self._groups.setdefault(str(group), RunningMean()).add(score.number)
 
     def means(self) -> dict[str, float]:
         return {k: m.mean(self.scale) for k, m in sorted(self._groups.items())}  # type: ignore[misc]

@@ -52,12 +52,12 @@ def item_value(scores: Mapping[str, Score], protocol: str = "v2") -> float | Non
     (both parts >= 3), v1 their sum (2-10)."""
     main = scores.get("main")
     if main is not None:
-        return float(main.value) if main.scored else None  # type: ignore[arg-type]
+        return main.number if main.scored else None
     sem, aco = scores.get(emotion.SEMANTIC), scores.get(emotion.ACOUSTIC)
     if sem is not None and aco is not None:
         if not (sem.scored and aco.scored):
             return None
-        return emotion.item_value(float(sem.value), float(aco.value), protocol)  # type: ignore[arg-type]
+        return emotion.item_value(sem.number, aco.number, protocol)
     return None
 
 

@@ -130,7 +130,7 @@ class AcousticTally:
             if s.unscored:
                 self.reasons[s.name][s.unscored] += 1
             elif s.name == UTMOS and s.scored and not s.system_error:
-                self.utmos.append(float(s.value))  # type: ignore[arg-type]
+                self.utmos.append(s.number)
             elif s.name == CLARITY:
                 self.dist.append(float(s.details.get(DIST, 0)))
                 self.len.append(float(s.details.get(LEN, 0)))
@@ -174,13 +174,13 @@ class AcousticTally:
         out: Sums = {}
         u, c = pick(scores, UTMOS), pick(scores, CLARITY)
         if u is not None and u.scored:
-            out |= {"utmos/sum": float(u.value), "utmos/n": 1.0}  # type: ignore[arg-type]
+            out |= {"utmos/sum": u.number, "utmos/n": 1.0}
         if c is not None and c.scored:
             dist, length = c.details.get(DIST), c.details.get(LEN)
             if _number(dist) and _number(length):
                 out |= {"clarity/sum": float(dist), "clarity/n": float(length)}  # type: ignore[arg-type]
             else:
-                out |= {"clarity/sum": float(c.value), "clarity/n": 1.0, "clarity/per_item": 1.0}  # type: ignore[arg-type]
+                out |= {"clarity/sum": c.number, "clarity/n": 1.0, "clarity/per_item": 1.0}
         return out
 
     def statistics(self, columns: Collection[str]) -> list[Statistic]:

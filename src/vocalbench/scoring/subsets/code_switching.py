@@ -14,7 +14,15 @@ from __future__ import annotations
 from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, meta, reply_content, scored, unscored
+from vocalbench.scoring.subsets.rules import (
+    ScorerIdentity,
+    judge,
+    meta,
+    reply_content,
+    scored,
+    text_or_scores,
+    unscored,
+)
 from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, dep_mean, pick, preserve_rate
 
 UNDERSTANDING, QUALITY = "understanding", "quality"
@@ -45,15 +53,14 @@ class CsKnowledge(_Base):
     family = "cs_knowledge"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
-        content = await reply_content(reply, ctx, None)  # code-switched audio: ASR auto-detects
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, 0.0)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        # code-switched audio: ASR auto-detects the language
+        text = text_or_scores(await reply_content(reply, ctx, None), sample, self.ref, 0.0, (MAIN,))
+        if isinstance(text, list):
+            return text
         zh, en = str(meta(sample, "Answer_zh", "")), str(meta(sample, "Answer_en", ""))
-        if cs_hit(zh, en, content.text):
+        if cs_hit(zh, en, text):
             return [scored(sample, MAIN, self.ref, 1.0, rule="substring")]
-        fields = {"question": sample.question, "answer_zh": zh, "answer_en": en, "reply": content.text}
+        fields = {"question": sample.question, "answer_zh": zh, "answer_en": en, "reply": text}
         return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_zh", fields, rule="judge")]
 
     def tally(self) -> _CsKnowledgeTally:
@@ -66,15 +73,13 @@ class CsKnowledgeEn(_Base):
     family = "cs_knowledge_en"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
-        content = await reply_content(reply, ctx, "en")
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, 0.0)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        text = text_or_scores(await reply_content(reply, ctx, "en"), sample, self.ref, 0.0, (MAIN,))
+        if isinstance(text, list):
+            return text
         answer = sample.reference or ""
-        if answer and answer.lower() in content.text.lower():
+        if answer and answer.lower() in text.lower():
             return [scored(sample, MAIN, self.ref, 1.0, rule="substring")]
-        fields = {"question": sample.question, "reference": answer, "reply": content.text}
+        fields = {"question": sample.question, "reference": answer, "reply": text}
         return [await judge(sample, MAIN, self.ref, ctx, "cs_knowledge_en", fields, rule="judge")]
 
     def tally(self) -> MeanTally:
@@ -87,13 +92,11 @@ class CsOpenEnded(_Base):
     family = "cs_open_ended"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
-        content = await reply_content(reply, ctx, None)
-        names = (UNDERSTANDING, QUALITY, MAIN)
-        if content.system_error:
-            return [failed(sample, n, self.ref, content.system_error, 1.0) for n in names]
-        if content.unscored or content.text is None:
-            return [unscored(sample, n, self.ref, content.unscored or "no_content") for n in names]
-        fields = {"question": sample.question, "reference": sample.reference or "", "reply": content.text}
+        text = text_or_scores(await reply_content(reply, ctx, None), sample, self.ref, 1.0,
+                              (UNDERSTANDING, QUALITY, MAIN))
+        if isinstance(text, list):
+            return text
+        fields = {"question": sample.question, "reference": sample.reference or "", "reply": text}
         u = await judge(sample, UNDERSTANDING, self.ref, ctx, "cs_open_ended_understanding", fields)
         q = await judge(sample, QUALITY, self.ref, ctx, "cs_open_ended_quality", fields)
         if u.scored and q.scored:
@@ -134,8 +137,8 @@ class _OpenEndedTally(MeanTally):
         for name, (values, above) in self.parts.items():
             s = pick(scores, name)
             if s is not None and s.scored:
-                values.add(float(s.value))  # type: ignore[arg-type]
-                above.add(float(float(s.value) > 3))  # type: ignore[arg-type]
+                values.add(s.number)
+                above.add(float(s.number > 3))
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {}

@@ -12,7 +12,7 @@ from __future__ import annotations
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
+from vocalbench.scoring.subsets.rules import LanguageScorer, judge, reply_content, text_or_scores
 from vocalbench.scoring.tally import MAIN, GroupedTally
 
 RUBRICS: dict[str, dict[str, str]] = {
@@ -47,14 +47,11 @@ class Creativity(LanguageScorer):
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         category = sample.category or ""
         rubric = RUBRICS[self.lang].get(category)
-        content = await reply_content(reply, ctx, self.lang)
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, 1.0, category=category)]
-        if rubric is None:
-            return [unscored(sample, MAIN, self.ref, "unknown_category", category=category)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content", category=category)]
-        fields = {"question": sample.question, "reply": content.text}
+        text = text_or_scores(await reply_content(reply, ctx, self.lang), sample, self.ref, 1.0, (MAIN,),
+                              None if rubric else "unknown_category", category=category)
+        if isinstance(text, list) or rubric is None:
+            return text if isinstance(text, list) else []
+        fields = {"question": sample.question, "reply": text}
         if category in WITH_REFERENCE:
             fields["reference"] = sample.reference or ""
         return [await judge(sample, MAIN, self.ref, ctx, rubric, fields, category=category)]

@@ -32,6 +32,7 @@ from vocalbench.scoring.subsets.rules import (
     reply_content,
     scored,
     system_failure,
+    text_or_scores,
     unscored,
 )
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
@@ -74,12 +75,10 @@ class Emotion(LanguageScorer):
         return [await self._semantic(sample, reply, ctx), await self._acoustic(sample, reply, ctx)]
 
     async def _semantic(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> Score:
-        content = await reply_content(reply, ctx, self.lang)
-        if content.system_error:
-            return failed(sample, SEMANTIC, self.ref, content.system_error, 1.0)
-        if content.unscored or content.text is None:
-            return unscored(sample, SEMANTIC, self.ref, content.unscored or "no_content")
-        fields = {"question": sample.question, "reply": content.text}
+        text = text_or_scores(await reply_content(reply, ctx, self.lang), sample, self.ref, 1.0, (SEMANTIC,))
+        if isinstance(text, list):
+            return text[0]
+        fields = {"question": sample.question, "reply": text}
         if self.lang == "en":  # the official zh prompt is not given the emotion label
             fields["emotion"] = str(meta(sample, "Question_emo", ""))
         return await judge(sample, SEMANTIC, self.ref, ctx, f"emotion_semantic_{self.lang}", fields)
@@ -126,17 +125,17 @@ class _EmpathyTally(MeanTally):
         s, a = pick(scores, SEMANTIC), pick(scores, ACOUSTIC)
         for part, (values, reached) in ((s, self.parts[SEMANTIC]), (a, self.parts[ACOUSTIC])):
             if part is not None and part.scored:
-                values.add(float(part.value))  # type: ignore[arg-type]
-                reached.add(float(float(part.value) >= THRESHOLD))  # type: ignore[arg-type]
+                values.add(part.number)
+                reached.add(float(part.number >= THRESHOLD))
         if s is None or a is None:
             self.add_score(None)
         elif not (s.scored and a.scored):
             self.add_score(unscored(sample, "eer", self.ref, (s.unscored if not s.scored else a.unscored) or "missing"))
         else:
-            combined = scored(sample, "eer", self.ref, float(empathic(float(s.value), float(a.value))))  # type: ignore[arg-type]
+            combined = scored(sample, "eer", self.ref, float(empathic(s.number, a.number)))
             combined.system_error = s.system_error or a.system_error
             self.add_score(combined)
-            self.sums.append(float(s.value) + float(a.value))  # type: ignore[arg-type]
+            self.sums.append(s.number + a.number)
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {f"{name}_mean": values.mean() for name, (values, _) in self.parts.items()}
@@ -154,11 +153,11 @@ class _EmpathyTally(MeanTally):
         s, a = pick(scores, SEMANTIC), pick(scores, ACOUSTIC)
         out: Sums = {}
         if s is not None and a is not None and s.scored and a.scored:
-            out = {"sum": item_value(float(s.value), float(a.value), self.protocol), "n": 1.0}  # type: ignore[arg-type]
+            out = {"sum": item_value(s.number, a.number, self.protocol), "n": 1.0}
         if self.protocol == "v1":
             for name, part in ((SEMANTIC, s), (ACOUSTIC, a)):
                 if part is not None and part.scored:
-                    out |= {f"{name}/sum": float(part.value), f"{name}/n": 1.0}  # type: ignore[arg-type]
+                    out |= {f"{name}/sum": part.number, f"{name}/n": 1.0}
         return out
 
     def statistic(self, subset: str, columns: Collection[str]) -> Statistic | None:

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
+from vocalbench.judge.graders.repeat import split_instruction
 from vocalbench.records import EMOTION_UNKNOWN, EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import (
@@ -40,6 +41,7 @@ from vocalbench.scoring.subsets.rules import (
     spoken_content,
     system_failure,
     text_content,
+    text_or_scores,
     transcript,
     unscored,
 )
@@ -171,14 +173,6 @@ def paralinguistic_kind(index: int) -> tuple[bool, bool]:
     return index in range(50, 100) or index in range(150, 200), index in range(100, 200)
 
 
-def split_instruction(question: str, lang: str) -> tuple[str, str]:
-    """(instruction, sentence to repeat): split at the first "." (en) or "。" (zh)."""
-    head, sep, tail = question.partition("." if lang == "en" else "。")
-    if not sep:
-        raise ValueError(f"no sentence to repeat in: {question[:60]}")
-    return head, tail
-
-
 def target_emotion(sample: Sample, lang: str) -> str | None:
     """en: ``Text_emo``; zh: the first keyword found in the instruction part."""
     if lang == "en":
@@ -231,6 +225,7 @@ class Check:
     ok: bool | None
     reason: str | None = None
     detail: dict[str, object] | None = None
+    judged: Score | None = None  # the content judge's verdict, where the judge ran
 
 
 def criterion_key(sample: Sample, lang: str) -> str:
@@ -259,15 +254,13 @@ class InstructionFollowing(LanguageScorer):
         key = criterion_key(sample, self.lang)
         on_speech = ctx.protocol == "v1" and sample.index in V1_SPOKEN
         content = await spoken_content(reply, ctx, self.lang) if on_speech else text_content(reply)
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, 0.0, type=kind)]
         criterion = V1_CRITERIA.get(key) if self.v1_en else CRITERIA[self.lang].get(key)
-        if criterion is None:
-            return [unscored(sample, MAIN, self.ref, "unknown_instruction_type", type=kind)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content", type=kind)]
+        text = text_or_scores(content, sample, self.ref, 0.0, (MAIN,),
+                              None if criterion else "unknown_instruction_type", type=kind)
+        if isinstance(text, list) or criterion is None:
+            return text if isinstance(text, list) else []
         rubric = "instruction_v1_en" if self.v1_en else f"instruction_{self.lang}"
-        fields = {"question": sample.question, "criterion": criterion, "reply": content.text}
+        fields = {"question": sample.question, "criterion": criterion, "reply": text}
         main = await judge(sample, MAIN, self.ref, ctx, rubric, fields, type=kind)
         if not (self.v1_en and sample.index in V1_SPOKEN):
             return [main]
@@ -378,7 +371,7 @@ class InstructionFollowing(LanguageScorer):
         verdict = await judge(sample, "content", self.ref, ctx, rubric, fields)
         if not verdict.scored:
             return "content", Check(None, verdict.unscored)
-        return "content", Check(verdict.value == 1.0, detail={"trace": verdict.judge})
+        return "content", Check(verdict.value == 1.0, judged=verdict)
 
     def tally(self) -> GroupedTally:
         return _V1Tally() if self.v1_en else GroupedTally("following_rate", _type_of, "type_rates", scale=100)
@@ -407,18 +400,17 @@ def _type_of(sample: Sample) -> str:
 
 
 def _with_trace(score: Score, checks: list[tuple[str, Check]]) -> Score:
-    """Attach the content judge's trace (when the judge ran) to the item's score."""
+    """Attach the content judge's trace and provenance (when the judge ran) to the item's score."""
     for name, c in checks:
-        if name == "content" and c.detail and c.detail.get("trace") is not None:
-            score.judge = c.detail["trace"]  # type: ignore[assignment]
+        if name == "content" and c.judged is not None:
+            score.judge, score.decided_by = c.judged.judge, c.judged.decided_by
     return score
 
 
 def _summary(checks: list[tuple[str, Check]]) -> dict[str, object]:
     out: dict[str, object] = {}
     for name, c in checks:
-        detail = {k: v for k, v in (c.detail or {}).items() if k != "trace"}
-        out[name] = {"ok": c.ok, **({"reason": c.reason} if c.reason else {}), **detail}
+        out[name] = {"ok": c.ok, **({"reason": c.reason} if c.reason else {}), **(c.detail or {})}
     return out
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.subsets.rules import ScorerIdentity, judge, reply_content, scored, text_or_scores
 from vocalbench.scoring.tally import MAIN, Deps, MeanTally, dep_mean, pick, preserve_rate
 from vocalbench.scoring.text import normalize_en
 
@@ -42,16 +42,13 @@ class KnowledgeEn(ScorerIdentity):
         self.id = f"knowledge_en.{protocol}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
-        content = await reply_content(reply, ctx, "en")
-        names = (MAIN, WORD_BOUNDARY)
-        if content.system_error:
-            return [failed(sample, n, self.ref, content.system_error, 0.0) for n in names]
-        if content.unscored or content.text is None:
-            return [unscored(sample, n, self.ref, content.unscored or "no_content") for n in names]
+        text = text_or_scores(await reply_content(reply, ctx, "en"), sample, self.ref, 0.0, (MAIN, WORD_BOUNDARY))
+        if isinstance(text, list):
+            return text
         reference = sample.reference or ""
         return [
-            scored(sample, MAIN, self.ref, float(substring_hit(reference, content.text)), rule="substring"),
-            scored(sample, WORD_BOUNDARY, self.ref, float(word_boundary_hit(reference, content.text)),
+            scored(sample, MAIN, self.ref, float(substring_hit(reference, text)), rule="substring"),
+            scored(sample, WORD_BOUNDARY, self.ref, float(word_boundary_hit(reference, text)),
                    rule="word_boundary"),
         ]
 
@@ -87,15 +84,13 @@ class KnowledgeZh(ScorerIdentity):
         self.id = f"knowledge_zh.{protocol}"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
-        content = await reply_content(reply, ctx, "zh")
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, 0.0)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        text = text_or_scores(await reply_content(reply, ctx, "zh"), sample, self.ref, 0.0, (MAIN,))
+        if isinstance(text, list):
+            return text
         reference = sample.reference or ""
-        if reference and reference in content.text:
+        if reference and reference in text:
             return [scored(sample, MAIN, self.ref, 1.0, rule="substring")]
-        fields = {"question": sample.question, "reference": reference, "reply": content.text}
+        fields = {"question": sample.question, "reference": reference, "reply": text}
         return [await judge(sample, MAIN, self.ref, ctx, self.rubric, fields, rule="judge")]
 
     def tally(self) -> _KnowledgeZhTally:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets.rules import LanguageScorer, failed, history_text, judge, reply_content, unscored
+from vocalbench.scoring.subsets.rules import LanguageScorer, history_text, judge, reply_content, text_or_scores
 from vocalbench.scoring.tally import MAIN, GroupedTally, MeanTally
 
 
@@ -18,14 +18,12 @@ class MultiRound(LanguageScorer):
     family = "multi_round"
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
-        content = await reply_content(reply, ctx, self.lang)
         worst = 0.0 if self.protocol == "v2" else 1.0
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, worst)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content")]
+        text = text_or_scores(await reply_content(reply, ctx, self.lang), sample, self.ref, worst, (MAIN,))
+        if isinstance(text, list):
+            return text
         fields = {"history": history_text(sample), "question": sample.question,
-                  "reference": sample.reference or "", "reply": content.text}
+                  "reference": sample.reference or "", "reply": text}
         kind = "binary" if self.protocol == "v2" else "context"
         return [await judge(sample, MAIN, self.ref, ctx, f"multi_round_{kind}_{self.lang}", fields)]
 

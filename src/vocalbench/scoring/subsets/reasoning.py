@@ -12,7 +12,7 @@ from __future__ import annotations
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, scored, unscored
+from vocalbench.scoring.subsets.rules import LanguageScorer, judge, reply_content, scored, text_or_scores
 from vocalbench.scoring.tally import MAIN, Deps, MeanTally, RunningMean, pick
 
 BINARY_RANGES: dict[str, tuple[tuple[int, int], ...]] = {
@@ -35,23 +35,21 @@ class Reasoning(LanguageScorer):
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
         binary = self.protocol == "v2" and is_binary(sample.index, self.lang)
         kind = "binary" if binary else "rubric"
-        content = await reply_content(reply, ctx, self.lang)
         worst = 0.0 if self.protocol == "v2" else 1.0
-        if content.system_error:
-            return [failed(sample, MAIN, self.ref, content.system_error, worst, kind=kind)]
-        if content.unscored or content.text is None:
-            return [unscored(sample, MAIN, self.ref, content.unscored or "no_content", kind=kind)]
-        fields = {"question": sample.question, "reference": sample.reference or "", "reply": content.text}
+        text = text_or_scores(await reply_content(reply, ctx, self.lang), sample, self.ref, worst, (MAIN,), kind=kind)
+        if isinstance(text, list):
+            return text
+        fields = {"question": sample.question, "reference": sample.reference or "", "reply": text}
         rubric = f"reasoning_{'binary' if binary else 'open'}_{self.lang}"
         if self.protocol == "v1" and self.lang == "en":
             rubric = "reasoning_v1_en"  # the official v1 prompts/reasoning.txt scale
         verdict = await judge(sample, MAIN, self.ref, ctx, rubric, fields, kind=kind)
         if binary or self.protocol == "v1" or not verdict.scored:
             return [verdict]
-        rubric_score = float(verdict.value)  # type: ignore[arg-type]
+        rubric_score = verdict.number
         correct = scored(sample, MAIN, self.ref, float(rubric_score > 3), kind=kind,
                          rubric_score=rubric_score, **{k: v for k, v in verdict.details.items() if k != "kind"})
-        correct.judge = verdict.judge
+        correct.judge, correct.decided_by = verdict.judge, verdict.decided_by
         return [correct]
 
     def tally(self) -> MeanTally:
@@ -73,7 +71,7 @@ class _ReasoningTally(MeanTally):
             return
         kind = self.kinds.get(str(score.details.get("kind")))
         if kind is not None:
-            kind.add(float(score.value))  # type: ignore[arg-type]
+            kind.add(score.number)
         if "rubric_score" in score.details:
             self.rubric_raw.add(float(score.details["rubric_score"]))
 

@@ -102,8 +102,8 @@ def condition_prs(items: Iterable[tuple[Sample, list[Score]]],
         except ValueError:
             continue
         if score is not None and score.scored:
-            by_condition.setdefault(cond, []).append(float(score.value))  # type: ignore[arg-type]
-    base = [float(s.value) for _, scores in clean if (s := pick(scores)) is not None and s.scored]  # type: ignore[arg-type]
+            by_condition.setdefault(cond, []).append(score.number)
+    base = [s.number for _, scores in clean if (s := pick(scores)) is not None and s.scored]
     if not by_condition or not base or np.mean(base) <= 0:
         return {}
     mean = float(np.mean(base))
@@ -158,9 +158,9 @@ class _RobustTally(MeanTally):
         cond = condition(sample)
         values = self.sums.setdefault(cond, RunningMean())
         if score is not None and score.scored:
-            values.add(float(score.value))  # type: ignore[arg-type]
+            values.add(score.number)
             if cond in self.headline:
-                self.headline[cond][base_question(sample.id)] = float(score.value)  # type: ignore[arg-type]
+                self.headline[cond][base_question(sample.id)] = score.number
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         base = self.summary()

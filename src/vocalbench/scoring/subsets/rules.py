@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vocalbench.components.base import ComponentUnavailable
+from vocalbench.judge import graders, rubrics
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring import graders, rubrics
 from vocalbench.scoring.base import ScoringContext, Tally
 from vocalbench.scoring.text import clarity_counts, error_rate
 
@@ -144,6 +144,19 @@ async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | No
     return text_content(reply)
 
 
+def text_or_scores(content: Content, sample: Sample, scorer: str, worst: float, names: tuple[str, ...],
+                   cannot_judge: str | None = None, /, **details: object) -> str | list[Score]:
+    """The reply text to score, or the scores (one per name) of an item without it: a system
+    failure (the metric's ``worst`` value), then ``cannot_judge`` (the scorer's own reason, e.g.
+    an unknown category), then unscored content (no transcript, ...)."""
+    if content.system_error:
+        return [failed(sample, n, scorer, content.system_error, worst, **details) for n in names]
+    reason = cannot_judge or content.unscored
+    if reason or content.text is None:
+        return [unscored(sample, n, scorer, reason or "no_content", **details) for n in names]
+    return content.text
+
+
 async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rubric_id: str,
                 fields: dict[str, str], **details: Any) -> Score:
     """One judge verdict as a Score: binary 1/0 or a lo..hi scale value; errors are unscored."""
@@ -160,7 +173,7 @@ async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rub
         s = unscored(sample, name, scorer, verdict.error or "judge_no_value", rubric=rubric.ref, **details)
     else:
         s = scored(sample, name, scorer, float(verdict.value), rubric=rubric.ref, **details)
-    s.judge = verdict.trace
+    s.judge, s.decided_by = verdict.trace, verdict.decided_by
     return s
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.subsets.rules import LanguageScorer, failed, judge, reply_content, unscored
+from vocalbench.scoring.subsets.rules import LanguageScorer, judge, reply_content, text_or_scores
 from vocalbench.scoring.tally import MAIN, MeanTally
 
 
@@ -14,12 +14,10 @@ async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringCo
                              lang: str, **details: object) -> Score:
     """One item judged with the single-round rubric (shared with robust and robust_clean); v1 (en)
     with the official v1 prompt's notes (``single_round_v1_en``)."""
-    content = await reply_content(reply, ctx, lang)
-    if content.system_error:
-        return failed(sample, MAIN, scorer, content.system_error, 1.0, **details)
-    if content.unscored or content.text is None:
-        return unscored(sample, MAIN, scorer, content.unscored or "no_content", **details)
-    fields = {"question": sample.question, "reply": content.text}
+    text = text_or_scores(await reply_content(reply, ctx, lang), sample, scorer, 1.0, (MAIN,), **details)
+    if isinstance(text, list):
+        return text[0]
+    fields = {"question": sample.question, "reply": text}
     rubric = "single_round_v1_en" if ctx.protocol == "v1" and lang == "en" else f"single_round_{lang}"
     return await judge(sample, MAIN, scorer, ctx, rubric, fields, **details)
 

@@ -1,0 +1,44 @@
+"""The typed judge SPEC: parsed once, every kind, and a clear error for what is not one."""
+
+from __future__ import annotations
+
+import pytest
+
+from vocalbench.config import RunConfig
+from vocalbench.judge.spec import JudgeSpec, JudgeState
+
+
+@pytest.mark.parametrize("text, fit, spec", [
+    ("local", None, JudgeSpec("local")),
+    (" local ", "f.json", JudgeSpec("local", fit="f.json")),
+    ("local:old.json", None, JudgeSpec("local", fit="old.json")),  # the older spelling of --fit
+    ("gguf:/m/q.gguf", None, JudgeSpec("gguf", model="/m/q.gguf")),
+    ("local-json", None, JudgeSpec("local-json")),
+    ("openai:gpt-4o-mini", None, JudgeSpec("openai", model="gpt-4o-mini")),
+    ("openai:m@http://h:8000/v1", "f", JudgeSpec("openai", model="m", endpoint="http://h:8000/v1", fit="f")),
+    ("paper", None, JudgeSpec("paper")),
+    ("none", None, JudgeSpec("none")),
+    ("off", None, JudgeSpec("none")),
+])
+def test_every_kind_parses_and_prints_back(text: str, fit: str | None, spec: JudgeSpec) -> None:
+    parsed = JudgeSpec.parse(text, fit)
+    assert parsed == spec
+    assert JudgeSpec.parse(parsed.text, parsed.fit) == parsed  # the SPEC text round-trips
+
+
+@pytest.mark.parametrize("text", ["", "gpt-4o", "gguf:", "openai:", "openai:@http://h/v1", "judge-b"])
+def test_what_is_not_a_spec_is_named(text: str) -> None:
+    with pytest.raises(ValueError, match=f"unknown judge SPEC '{text}'"):
+        JudgeSpec.parse(text)
+
+
+def test_no_judge_takes_no_fit_and_states_are_typed() -> None:
+    with pytest.raises(ValueError, match="no judge to fit"):
+        JudgeSpec.parse("none", "f.json")
+    assert JudgeSpec.parse("paper").paper and JudgeSpec.parse("openai:qwen-max-2025-01-25@http://x/v1").paper
+    assert not JudgeSpec.parse("openai:qwen-plus").paper and not JudgeSpec.parse("local").paper
+    spec = JudgeSpec.of(RunConfig(judge="openai:m@http://h/v1", judge_fit="f.json"))
+    assert spec.key == "openai:m@http://h/v1 --fit f.json" and JudgeSpec.of(RunConfig(judge="none")).off
+    assert JudgeState(spec, "m+cal-1@h").key == "m+cal-1@h"
+    assert JudgeState(spec, unavailable="no server").key == "unavailable:openai:m@http://h/v1"
+    assert JudgeState(JudgeSpec("none")).key == "none"
