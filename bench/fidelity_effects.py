@@ -97,7 +97,7 @@ def asr_presets(spec: str, roundtrip: dict[str, list[Path]], mini: dict[str, tup
 
 def repeat_rule(spec: str, shared: Path, work: Path) -> dict[str, object]:
     """Perfect repeats of the 200 en paralinguistic sentences: the official counting vs the old one."""
-    from vocalbench.scoring.subsets.instruction_following import split_instruction
+    from vocalbench.judge.graders.repeat import split_instruction
     from vocalbench.scoring.text import error_rate, repeat_wer_counts, wer_counts
 
     data = json.loads((shared / "en" / "json" / "instruction_following.json").read_text())

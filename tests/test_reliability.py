@@ -365,8 +365,8 @@ async def test_the_judges_and_the_cascades_error_bodies_are_read_only_in_part(tm
     """The judge's chat client (two attempts) and the cascade's LLM client read 64 KiB of a 50 MB
     error body; the verdict's trace keeps 300 characters."""
     from vocalbench.components.cache import ResultCache
-    from vocalbench.judge.json_judge import Judge
     from vocalbench.components.llm import OpenAIChat
+    from vocalbench.judge.json_judge import Judge
     from vocalbench.judge.rubrics import Rubric
     from vocalbench.systems.cascade import CascadeSystem
     from vocalbench.systems.options import SystemOptions
@@ -458,9 +458,9 @@ async def test_the_calibrated_judges_retries_end_at_the_verdicts_deadline(tmp_pa
     import openai  # noqa: F401  (imported before the clock starts: a first import takes seconds on a busy machine)
 
     from vocalbench.components.cache import ResultCache
-    from vocalbench.judge.calibrated import CalibratedJudge, shipped_calibration
     from vocalbench.components.llm import OpenAIChat
     from vocalbench.judge import rubrics
+    from vocalbench.judge.calibrated import CalibratedJudge, shipped_calibration
 
     url = hostile(lambda h: _chunked(h, 200, "application/json", (time.sleep(0.2) or b" " for _ in range(10**6))))
     cache = ResultCache(tmp_path / "c.sqlite")
