@@ -5,13 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from vocalbench.components.base import ComponentError, ComponentUnavailable
 
+R = TypeVar("R")  # what the component gives per file (or a ComponentError)
 
-def resolve_or_exit(kind: str, spec: str, **opts: Any) -> Any:
+
+def resolve_or_exit(kind: str, spec: str, **opts: object) -> Any:
     """``components.resolve_evaluator`` with setup problems turned into one-line CLI errors."""
     from vocalbench.components import resolve_evaluator
     from vocalbench.errors import CliError
@@ -29,9 +31,9 @@ def add_tool_arguments(parser: argparse.ArgumentParser, kind: str, spec_help: st
     parser.add_argument("--no-cache", action="store_true", help="do not use or fill the result cache")
 
 
-def run_tool(kind: str, spec: str, files: Sequence[str], *, no_cache: bool, call: Callable[[Any], Sequence[Any]],
-             cached: Callable[[Any], Sequence[Any]], payload: Callable[[Any, Any], dict[str, Any]],
-             **opts: Any) -> int:
+def run_tool(kind: str, spec: str, files: Sequence[str], *, no_cache: bool, call: Callable[[Any], Sequence[R]],
+             cached: Callable[[Any], Sequence[R]], payload: Callable[[Any, R], Mapping[str, object]],
+             **opts: object) -> int:
     """A component tool: resolve the component, run it on ``files`` (through the result cache unless
     ``no_cache``) and print one JSON line per file with ``payload(component, result)``."""
     comp = resolve_or_exit(kind, spec, **opts)
@@ -42,13 +44,13 @@ def run_tool(kind: str, spec: str, files: Sequence[str], *, no_cache: bool, call
     return emit(files, results, lambda r: payload(comp, r))
 
 
-def emit(files: Sequence[str], results: Sequence[Any], payload: Callable[[Any], dict[str, Any]]) -> int:
+def emit(files: Sequence[str], results: Sequence[R], payload: Callable[[R], Mapping[str, object]]) -> int:
     """Print one JSON line per file; exit status 1 only when every file failed."""
     failed = 0
     for f, r in zip(files, results):
         if isinstance(r, ComponentError):
             failed += 1
-            line: dict[str, Any] = {"file": f, "error": r.reason, "message": r.message}
+            line: dict[str, object] = {"file": f, "error": r.reason, "message": r.message}
         else:
             line = {"file": f, **payload(r)}
         print(json.dumps(line, ensure_ascii=False), flush=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 from vocalbench import parts
 
@@ -77,26 +77,26 @@ class Disabled:
         self.kind = kind
         self.id = "none"
 
-    def _fail(self, *args: Any, **kwargs: Any) -> Any:
+    def _fail(self, *args: object, **kwargs: object) -> NoReturn:
         from vocalbench.components.base import ComponentUnavailable
 
         raise ComponentUnavailable(f"{self.kind}_disabled", f"the {self.kind} component is disabled (SPEC none)")
 
     transcribe = synthesize = voices = score = classify = _fail
 
-    async def chat(self, *args: Any, **kwargs: Any) -> Any:
+    async def chat(self, *args: object, **kwargs: object) -> NoReturn:
         self._fail()
 
-    async def evaluate(self, *args: Any, **kwargs: Any) -> Any:
+    async def evaluate(self, *args: object, **kwargs: object) -> NoReturn:
         self._fail()
 
 
-_INSTANCES: dict[tuple[str, str, str], Any] = {}
+_INSTANCES: dict[tuple[str, str, str], object] = {}
 _LOCKS: dict[tuple[str, str, str], threading.Lock] = {}
 _GUARD = threading.Lock()
 
 
-def resolve(kind: str, spec: str, **opts: Any) -> Any:
+def resolve(kind: str, spec: str, **opts: object) -> Any:
     """The component instance for ``spec`` (memoised per (kind, spec, opts) within the process).
 
     Raises ``errors.MissingDependency`` (naming the pip extra), ``ComponentUnavailable`` (no
@@ -116,9 +116,9 @@ def resolve(kind: str, spec: str, **opts: Any) -> Any:
             return _INSTANCES[key]
         parsed = ComponentSpec.parse(kind, spec)
         opts = {**parsed.options, **opts}  # a preset (``offline:official``) is a factory option
-        args: list[Any] = []
+        args: list[str | None] = []
         if parsed.profile == "none":
-            instance: Any = Disabled(kind)
+            instance: object = Disabled(kind)
         else:
             offline, paper = PROFILES[kind]
             if parsed.profile == "offline":
@@ -151,7 +151,7 @@ def resolve(kind: str, spec: str, **opts: Any) -> Any:
         return instance
 
 
-def resolve_evaluator(kind: str, spec: str, **opts: Any) -> Any:
+def resolve_evaluator(kind: str, spec: str, **opts: object) -> Any:
     """:func:`resolve`, with every setup problem a ``ComponentUnavailable`` whose reason the scorers
     record: ``<kind>_not_installed`` (a missing extra, named in the message) or ``<kind>_unknown_spec``.
     A SPEC that turns the component off gives the disabled component; callers that treat it as
