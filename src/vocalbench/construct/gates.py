@@ -16,10 +16,9 @@ import math
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from vocalbench import audio, catalog
-from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.components.base import MOS, TTS, ComponentError, ComponentUnavailable, EmotionClassifier
 from vocalbench.construct.perturb import rng_for
 
 REFERENCE = {
@@ -43,12 +42,12 @@ class VoicePools:
         spec = catalog.find(subset)
         return self.clarity if spec is not None and spec.clear_voices else self.conversational
 
-    def to_manifest(self) -> dict[str, Any]:
+    def to_manifest(self) -> dict[str, object]:
         return {"clarity_critical": self.clarity, "conversational": self.conversational,
                 "mos": self.scores, "note": self.note}
 
 
-def rank_voices(tts: Any, mos: Any, lang: str, voices: list[str], workdir: Path | None = None,
+def rank_voices(tts: TTS, mos: MOS, lang: str, voices: list[str], workdir: Path | None = None,
                 speed: float = 1.0) -> dict[str, float | None]:
     """MOS of each voice reading the reference sentence (None where synthesis or scoring failed)."""
     scores: dict[str, float | None] = {}
@@ -90,7 +89,7 @@ def voice_pools(voices: list[str], scores: dict[str, float | None] | None, *, to
 class EmotionGate:
     """Applies the emotion thresholds with a classifier (``classify(paths) -> [dict | error]``)."""
 
-    def __init__(self, classifier: Any | None, reason: str = "") -> None:
+    def __init__(self, classifier: EmotionClassifier | None, reason: str = "") -> None:
         self.classifier = classifier
         self.reason = reason  # why it is skipped, when it is
 
@@ -98,7 +97,7 @@ class EmotionGate:
     def active(self) -> bool:
         return self.classifier is not None
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         if not self.active:
             return {"status": "skipped", "reason": self.reason or "no emotion classifier configured"}
         return {"status": "active", "classifier": getattr(self.classifier, "id", type(self.classifier).__name__),
@@ -112,12 +111,12 @@ class EmotionGate:
             return None
         return float(out.get(target, 0.0))
 
-    def check(self, path: str | Path, target: str, prompt: str | Path | None = None) -> dict[str, Any]:
+    def check(self, path: str | Path, target: str, prompt: str | Path | None = None) -> dict[str, object]:
         """Gate decision for one synthesised query (and its speaker prompt, if any). A classifier
         that turns out to be unavailable (e.g. the offline placeholder) switches the gate off."""
         if not self.active:
             return {"gate": "skipped", "passed": True, "reason": self.reason or "no emotion classifier configured"}
-        decision: dict[str, Any] = {"gate": "emotion", "target": target}
+        decision: dict[str, object] = {"gate": "emotion", "target": target}
         try:
             p = self.probability(path, target)
         except ComponentUnavailable as exc:

@@ -19,7 +19,7 @@ import logging
 import shutil
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -27,7 +27,7 @@ from typing import Any
 
 from vocalbench import audio
 from vocalbench.components import resolve_evaluator
-from vocalbench.components.base import ComponentError, ComponentUnavailable
+from vocalbench.components.base import ASR, TTS, ComponentError, ComponentUnavailable
 from vocalbench.config import is_off
 from vocalbench.construct import gates, synth
 from vocalbench.construct.items import (
@@ -88,7 +88,7 @@ class BuildOptions:
     on_fail: str = "review"  # review | keep_best (built-in sets only; marked in the manifest)
     progress: bool = True
 
-    def settings_key(self, extra: dict[str, Any]) -> str:
+    def settings_key(self, extra: Mapping[str, object]) -> str:
         body = {k: v for k, v in asdict(self).items() if k not in ("workers", "progress", "on_fail")}
         body.update(extra)
         return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:16]
@@ -124,8 +124,8 @@ def item_labels(items: Sequence[Item]) -> list[str]:
 class _Context:
     root: Path
     opts: BuildOptions
-    tts: Any
-    asr: Any
+    tts: TTS
+    asr: ASR
     pools: dict[str, gates.VoicePools]
     gate: gates.EmotionGate
     caps: set[str]

@@ -17,13 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench.components.base import TTS
 from vocalbench.construct.perturb import rng_for
 
 CONDITIONING = ("prompt_audio", "prompt_text", "instruct")
 _RUNS = re.compile(r"[A-Za-z][A-Za-z0-9'\-\. ]*[A-Za-z0-9]|[A-Za-z]")
 
 
-def capabilities(tts: Any) -> set[str]:
+def capabilities(tts: TTS) -> set[str]:
     """Which optional conditioning keywords ``tts.synthesize`` accepts (plus ``code_switch``)."""
     caps: set[str] = set()
     try:
@@ -77,12 +78,12 @@ def split_runs(text: str) -> list[tuple[str, str]]:
     return [(lang, t) for lang, t in runs if lang == "en" or re.search(r"[\u4e00-\u9fff0-9]", t)]
 
 
-def synthesize(tts: Any, text: str, lang: str, attempt: Attempt, *, instruct: str | None = None,
-               prompt_audio: str | None = None, prompt_text: str | None = None) -> tuple[np.ndarray, int, dict[str, Any]]:
+def synthesize(tts: TTS, text: str, lang: str, attempt: Attempt, *, instruct: str | None = None,
+               prompt_audio: str | None = None, prompt_text: str | None = None) -> tuple[np.ndarray, int, dict[str, str]]:
     """Synthesise ``text``; returns (samples, sample rate, what conditioning was used or dropped)."""
     caps = capabilities(tts)
     kwargs: dict[str, Any] = {}
-    used: dict[str, Any] = {}
+    used: dict[str, str] = {}
     for name, value in (("instruct", instruct), ("prompt_audio", prompt_audio), ("prompt_text", prompt_text)):
         if value is None:
             continue
