@@ -19,7 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -28,6 +28,8 @@ _BLOCK_CELLS = 250_000  # resamples x clusters per block of index draws (1 MB of
 _COUNT_CHUNK = 250  # resamples per block of multinomial draws
 
 TotalsFn = Callable[[np.ndarray], np.ndarray]  # (B, k) column totals -> (B,) values
+# a summary value or a vector of replicate values: the statistics below take either
+Values = TypeVar("Values", float, np.ndarray)
 
 
 @dataclass(frozen=True)
@@ -189,7 +191,7 @@ def cluster_ci(sums: np.ndarray, stat: TotalsFn, *, resamples: int = DEFAULT_RES
 # graph (scoring/graph.py) on replicate column totals (floats or arrays alike).
 
 
-def mean_value(total: Any, n: Any, scale: float = 1.0) -> Any:
+def mean_value(total: Values, n: Values | int, scale: float = 1.0) -> Values:
     """A mean from its total and count, × ``scale`` (100 for a % of 0/1 values)."""
     return total / n * scale
 
@@ -204,10 +206,11 @@ def mean_of(values: Sequence[Any]) -> Any:
     return sum(values) / len(values)
 
 
-def pr_value(mixed: Any, control: Any) -> Any:
+def pr_value(mixed: Values, control: Values) -> Values:
     """``min(100, mixed / control * 100)``: the preserve rate of a subset against its control
     (code-switching and dialect PR), element-wise."""
-    return np.minimum(100.0, mixed / control * 100.0)
+    rate: Values = np.minimum(100.0, mixed / control * 100.0)
+    return rate
 
 
 def preserve_rate(mixed: float | None, control: float | None, digits: int | None = None) -> float | None:
@@ -303,13 +306,14 @@ def kappa_rows(labels: Sequence[float], judged: Sequence[float]) -> np.ndarray:
     return np.column_stack([np.ones_like(x), x, y, (x == y).astype(float)])
 
 
-def kappa_of_totals(tot: Any) -> Any:
+def kappa_of_totals(tot: np.ndarray) -> np.ndarray:
     """Cohen's kappa from the totals of :func:`kappa_rows` (vectorised over rows of ``tot``)."""
     t = np.atleast_2d(tot)
     n, sl, sj, agree = t[:, 0], t[:, 1], t[:, 2], t[:, 3]
     po, pl, pj = agree / n, sl / n, sj / n
     pe = pl * pj + (1 - pl) * (1 - pj)
-    return (po - pe) / (1 - pe)
+    kappa: np.ndarray = (po - pe) / (1 - pe)
+    return kappa
 
 
 def rank_rows(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
@@ -320,12 +324,13 @@ def rank_rows(a: Sequence[float], b: Sequence[float]) -> np.ndarray:
     return np.column_stack([np.ones_like(x), x, y, x * x, y * y, x * y])
 
 
-def rank_corr_of_totals(tot: Any) -> Any:
+def rank_corr_of_totals(tot: np.ndarray) -> np.ndarray:
     """Pearson's r of the ranks from the totals of :func:`rank_rows` (Spearman's rho on the sample)."""
     t = np.atleast_2d(tot)
     n, sx, sy, sxx, syy, sxy = (t[:, k] for k in range(RANK_COLUMNS))
     cov = sxy - sx * sy / n
-    return cov / np.sqrt((sxx - sx * sx / n) * (syy - sy * sy / n))
+    rho: np.ndarray = cov / np.sqrt((sxx - sx * sx / n) * (syy - sy * sy / n))
+    return rho
 
 
 def fleiss_kappa(counts: np.ndarray | Sequence[Sequence[int]]) -> float:
