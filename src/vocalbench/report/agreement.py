@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -34,9 +34,11 @@ from vocalbench.records import Score
 from vocalbench.report.runs import RunData, load_one_run
 from vocalbench.scoring.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha, spearman
 
+Item = TypeVar("Item", bound=Hashable)  # what identifies a rated item (a question id, a (qid, turn) pair)
+
 
 # --------------------------------------------------------------------------- statistics
-def pairwise_match_rates(judge: Mapping[Any, Hashable], raters: Mapping[Any, list[Hashable]]) -> dict[str, Any]:
+def pairwise_match_rates(judge: Mapping[Item, Hashable], raters: Mapping[Item, list[Hashable]]) -> dict[str, Any]:
     """The paper's three rates over items rated by both the judge and at least one human.
 
     consistency_rate: share of (item, rater) decisions equal to the judge's;
@@ -294,7 +296,7 @@ class AgreementError(ValueError):
     """The agreement inputs do not fit together (no ratings given, pairwise ratings without RUN_B)."""
 
 
-def _f(x: Any, nd: int = 3) -> str:
+def _f(x: float | None, nd: int = 3) -> str:
     return "-" if x is None or (isinstance(x, float) and not math.isfinite(x)) else f"{x:.{nd}f}"
 
 

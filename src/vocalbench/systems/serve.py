@@ -27,7 +27,7 @@ import random
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -436,7 +436,7 @@ class SystemServer:
             await _aclose(events)
 
     async def _realtime_events(self, request: web.Request, ws: web.WebSocketResponse, events: AsyncIterator[Event],
-                               names: Names, audio: bool, ids: dict[str, Any], drop: bool) -> bool:
+                               names: Names, audio: bool, ids: Mapping[str, object], drop: bool) -> bool:
         n = 0
         texts: list[str] = []
         rid = ids["response_id"]
@@ -490,7 +490,7 @@ def _parse_messages(messages: list[dict[str, Any]]) -> tuple[bytes | None, list[
     return wav, history
 
 
-def _text_of(content: Any) -> str:
+def _text_of(content: object) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
@@ -541,7 +541,7 @@ def _drop(request: web.Request, resp: web.StreamResponse) -> web.StreamResponse:
     return resp
 
 
-async def _ws_send(ws: web.WebSocketResponse, kind: str, **fields: Any) -> None:
+async def _ws_send(ws: web.WebSocketResponse, kind: str, **fields: object) -> None:
     """One server event with its ``event_id`` (``None`` fields are left out)."""
     await ws.send_json({"type": kind, "event_id": event_id(), **{k: v for k, v in fields.items() if v is not None}})
 
@@ -618,7 +618,7 @@ class ServeProcess:
             self.proc.stdout.close()
 
 
-async def _aclose(events: AsyncIterator[Any]) -> None:
+async def _aclose(events: AsyncIterator[object]) -> None:
     """Close a system's event stream (an async generator) so its ``finally`` runs now."""
     aclose = getattr(events, "aclose", None)
     if aclose is not None:
