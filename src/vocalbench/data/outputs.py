@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,7 +64,7 @@ def read_output_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _first(rec: dict[str, Any], keys: tuple[str, ...]) -> Any:
+def _first(rec: Mapping[str, object], keys: tuple[str, ...]) -> object:
     for k in keys:
         if k in rec:
             return rec[k]
@@ -116,7 +116,7 @@ def _find_audio(outputs: Path, subset: str, ids: list[str]) -> Path | None:
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a")
 
 
-def reply_audio(value: Any, path: Path, outputs: Path) -> Path:
+def reply_audio(value: object, path: Path, outputs: Path) -> Path:
     """A JSONL record's ``audio``: an audio file inside the outputs folder (ValueError otherwise)."""
     if not isinstance(value, str):
         raise ValueError(f"field 'audio': expected a path string, got {type(value).__name__}")
@@ -162,8 +162,8 @@ def official_replies(outputs: Path, subset: str, samples: list[Sample], stats: I
             continue
         if sample.id in got:
             stats.warnings.append(f"{path}: duplicate output for {sample.id} (record {i + 1}); the last one is kept")
-        text = _first(rec, TEXT_KEYS)
-        text = None if text is None else str(text)
+        raw_text = _first(rec, TEXT_KEYS)
+        text = None if raw_text is None else str(raw_text)
         audio = _find_audio(outputs, subset, list(dict.fromkeys([sample.id, oid])))
         hyp = asr.get(oid, asr.get(sample.id))
         extra: dict[str, Any] = {"output_file": str(path)}

@@ -25,6 +25,7 @@ import asyncio
 import base64
 import json
 import uuid
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -77,7 +78,7 @@ class TurnTakingSession:
         td = requested_turn_detection(self.api, self.session) or {}
         return TurnSettings.from_protocol(td, self.vad)
 
-    async def send(self, kind: str, **fields: Any) -> None:
+    async def send(self, kind: str, **fields: object) -> None:
         from vocalbench.systems.serve import _ws_send
 
         if not self.ws.closed:
@@ -169,7 +170,7 @@ class TurnTakingSession:
                         item={"id": item, "type": "message", "role": "assistant", "status": "in_progress"})
         self.last_item = item
         texts: list[str] = []
-        status: dict[str, Any] = {"status": "completed"}
+        status: dict[str, object] = {"status": "completed"}
         sample = self.server._sample(self.request, to_wav_bytes(turn, RATE), list(self.history))
         events = self.server._events(sample)
         try:
@@ -199,8 +200,8 @@ class TurnTakingSession:
                 await aclose()
         await self._finish(rid, ids, audio, texts, status)
 
-    async def _finish(self, rid: str, ids: dict[str, Any], audio: bool, texts: list[str],
-                      status: dict[str, Any]) -> None:
+    async def _finish(self, rid: str, ids: Mapping[str, object], audio: bool, texts: list[str],
+                      status: Mapping[str, object]) -> None:
         text = "".join(texts)
         if audio:
             await self.send(self.names.audio_done, **ids)
