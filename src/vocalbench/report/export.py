@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from vocalbench.catalog import specs
@@ -42,7 +42,7 @@ def _transcript(reply: Reply | None, named: dict[str, Score]) -> str | None:
     return next((str(sc.details["hyp"]) for sc in named.values() if isinstance(sc.details.get("hyp"), str)), None)
 
 
-def _timings(reply: Reply | None) -> dict[str, Any] | None:
+def _timings(reply: Reply | None) -> dict[str, object] | None:
     if reply is None or reply.timings is None:
         return None
     t = reply.timings
@@ -54,7 +54,7 @@ def row(sample: Sample, reply: Reply | None, named: dict[str, Score], lang: str)
     """One export row (see the module docstring)."""
     scores: dict[str, float | None] = {}
     unscored: dict[str, str] = {}
-    judge: dict[str, dict[str, Any]] = {}
+    judge: dict[str, dict[str, object]] = {}
     system_error = reply.error.type if reply is not None and reply.error is not None else None
     for name, sc in sorted(named.items()):
         key, value = _value(name, sc, lang)
@@ -85,7 +85,7 @@ def rows(run: RunData, subsets: list[str] | None = None) -> Iterator[dict[str, A
         yield row(s, run.replies.get(key), run.scores.get(key, {}), run.lang)
 
 
-def to_jsonl(data: Iterator[dict[str, Any]]) -> Iterator[str]:
+def to_jsonl(data: Iterable[Mapping[str, object]]) -> Iterator[str]:
     """JSON lines (UTF-8 text kept as is)."""
     for r in data:
         yield json.dumps(r, ensure_ascii=False) + "\n"

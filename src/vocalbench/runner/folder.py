@@ -21,7 +21,7 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
 from vocalbench.config import RunConfig, saved_records
 from vocalbench.errors import InputError
@@ -180,7 +180,7 @@ class RunFolder:
         return redone
 
 
-def generated_records(describe: dict[str, Any] | None) -> dict[str, object]:
+def generated_records(describe: Mapping[str, object] | None) -> dict[str, object]:
     """What a generated run records beside its config: versions, the latency clock, the system."""
     out: dict[str, object] = {"versions": versions(), "latency": LATENCY}
     if describe is not None:

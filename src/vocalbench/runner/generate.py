@@ -56,7 +56,7 @@ class Executor(Protocol):
 
     async def close(self) -> None: ...
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> dict[str, object]: ...
 
 
 class LocalExecutor:
@@ -78,7 +78,7 @@ class LocalExecutor:
     async def close(self) -> None:
         await self.system.close()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"executor": "local", "system": self.system.describe()}
 
 

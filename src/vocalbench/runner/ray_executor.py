@@ -123,7 +123,7 @@ class Resources:
         return self.replicas * self.num_cpus
 
 
-def placement() -> dict[str, Any]:
+def placement() -> dict[str, object]:
     """Where the calling actor runs: its worker's pid, Ray node id and node address."""
     import ray
 
@@ -229,7 +229,7 @@ class SystemActor:
         self.stall_timeout = stall_timeout
         self.limits = limits
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> dict[str, object]:
         await self.system.start()
         return {**placement(), "system": self.system.describe()}
 
@@ -266,7 +266,7 @@ class RayExecutor:
         self.pool: ActorPool | None = None
         self.replaced = 0  # replicas replaced after their worker died
         self._owns_ray = False
-        self._describe: dict[str, Any] = {}
+        self._describe: dict[str, object] = {}
 
     async def start(self) -> None:
         import ray
@@ -307,7 +307,7 @@ class RayExecutor:
         if self._owns_ray:
             stop_ray()  # a local Ray stops; on a cluster the driver disconnects
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"executor": "ray", "ray_address": "local" if not self.cfg.ray_address else "<cluster>",
                 "replicas": self.resources.replicas, "num_cpus": self.resources.num_cpus,
                 "num_gpus": self.resources.num_gpus, "replaced": self.replaced, "system": self._describe}

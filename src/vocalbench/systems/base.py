@@ -21,7 +21,7 @@ import logging
 import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -94,7 +94,7 @@ class System(Protocol):
 
     async def close(self) -> None: ...
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         """What to record in config.json: kind, model, component ids, options (no secrets, no URLs)."""
         ...
 

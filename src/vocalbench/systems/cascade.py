@@ -111,7 +111,7 @@ class CascadeSystem:
         if self._client is not None:
             await self._client.close()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"kind": "cascade", "asr": getattr(self.asr, "id", self.asr_spec),
                 "llm": self._llm_id or self.llm_spec, "tts": getattr(self.tts, "id", self.tts_spec),
                 "max_tokens": self.max_tokens, "voice": self.options.voice, "history_mode": "text-turns",

@@ -55,7 +55,7 @@ class HttpSystem:
         if self._session is not None:
             await self._session.close()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"kind": "http", "protocol": "vocalbench-ndjson/1", "max_tokens": self.max_tokens,
                 "history_mode": "text-turns"}
 

@@ -188,7 +188,7 @@ class OpenAIAudioSystem:
         if self._client is not None:
             await self._client.close()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"kind": "openai-audio", "model": self.model, "voice": self.voice, "max_tokens": self.max_tokens,
                 "history_mode": "text-turns", "audio_format": "pcm16@24000"}
 

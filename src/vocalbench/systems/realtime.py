@@ -72,7 +72,7 @@ class RealtimeSystem:
     async def close(self) -> None:
         return None
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"kind": "realtime", "api": self.api, "model": self.model, "voice": self.voice,
                 "max_tokens": self.max_tokens,
                 "history_mode": "text-turns", "audio_format": "pcm16@24000",

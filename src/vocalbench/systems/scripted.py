@@ -126,7 +126,7 @@ class ScriptedSystem:
     async def close(self) -> None:
         return None
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, object]:
         return {"kind": "scripted", "file": self.path.name, "scripts": len(self.scripts), "seed": self.seed}
 
     def script_for(self, sample: Sample) -> Script | None:
