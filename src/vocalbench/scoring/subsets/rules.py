@@ -71,19 +71,19 @@ def imported_without_audio(reply: Reply | None) -> bool:
     return reply.source == "imported" or reply.extra.get("reused_source") == "imported"
 
 
-def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: Any) -> Score:
+def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: object) -> Score:
     """A system-failure score with the metric's worst value."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=worst, system_error=reason,
                  scorer=scorer, details=details)
 
 
-def unscored(sample: Sample, name: str, scorer: str, reason: str, **details: Any) -> Score:
+def unscored(sample: Sample, name: str, scorer: str, reason: str, **details: object) -> Score:
     """An evaluator-failure score: no value, a reason."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=None, unscored=reason,
                  scorer=scorer, details=details)
 
 
-def scored(sample: Sample, name: str, scorer: str, value: float, **details: Any) -> Score:
+def scored(sample: Sample, name: str, scorer: str, value: float, **details: object) -> Score:
     """A plain score."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=float(value), scorer=scorer,
                  details=details)
@@ -158,7 +158,7 @@ def text_or_scores(content: Content, sample: Sample, scorer: str, worst: float, 
 
 
 async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rubric_id: str,
-                fields: dict[str, str], **details: Any) -> Score:
+                fields: dict[str, str], **details: object) -> Score:
     """One judge verdict as a Score: binary 1/0 or a lo..hi scale value; errors are unscored."""
     rubric = rubrics.load(rubric_id)
     if ctx.judge is None:
