@@ -16,7 +16,7 @@ import json
 import os
 import time
 import weakref
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlparse
 
 from vocalbench.components.base import ChatResult
@@ -82,13 +82,19 @@ def _capped_stream() -> type:
     return CappedStream
 
 
+class AsyncClosable(Protocol):
+    """A client with an async ``close`` (the openai SDK's ``AsyncOpenAI``)."""
+
+    async def close(self) -> None: ...
+
+
 def error_text(exc: BaseException) -> str:
     """``Type: message`` of an endpoint error, at most ``ERROR_TEXT_CHARS`` characters."""
     text = f"{type(exc).__name__}: {exc}"
     return text if len(text) <= ERROR_TEXT_CHARS else text[:ERROR_TEXT_CHARS - 3] + "..."
 
 
-def close_with_loop(client: Any) -> None:
+def close_with_loop(client: AsyncClosable) -> None:
     """Close ``client`` when the running event loop ends: a task waits for the loop's end
     (``asyncio.run`` cancels what is left) and closes it within that loop."""
     async def hold() -> None:

@@ -66,7 +66,7 @@ class EvaluatorActor:
         self.kind, self.spec = kind, spec
         self.component: Any = None
 
-    def start(self) -> dict[str, Any]:
+    def start(self) -> dict[str, object]:
         """Load the component; its id, or why it is unavailable (recorded by the driver as locally)."""
         try:
             self.component = resolve_evaluator(self.kind, self.spec)
@@ -111,7 +111,7 @@ class JudgeActor:
         self.cfg = RunConfig.model_validate_json(cfg_json)
         self.judge: Judge | None = None
 
-    async def start(self) -> dict[str, Any]:
+    async def start(self) -> dict[str, object]:
         try:
             self.judge = build_judge(JudgeSpec.of(self.cfg), concurrency=self.cfg.judge_concurrency, on_call=_collect)
         except ComponentUnavailable as exc:
