@@ -19,7 +19,6 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from vocalbench.errors import InputError
 
@@ -144,7 +143,7 @@ def create_database(path: Path, schema: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def write_json(path: str | Path, body: Any) -> Path:
+def write_json(path: str | Path, body: object) -> Path:
     """``body`` as indented JSON (``ensure_ascii=False``), written atomically."""
     return write_atomic(path, json.dumps(body, ensure_ascii=False, indent=2))
 

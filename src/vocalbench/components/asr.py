@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from vocalbench.components.base import ComponentError, ComponentUnavailable, Transcript, load_or_error
@@ -81,7 +82,7 @@ class FasterWhisperASR:
         self._lock = threading.Lock()  # CTranslate2 models are not re-entrant per instance
 
     @staticmethod
-    def _load(faster_whisper: Any, model: str, device: str, compute: str, threads: int) -> Any:
+    def _load(faster_whisper: ModuleType, model: str, device: str, compute: str, threads: int) -> Any:
         """Load the model; on a GPU also decode 1 s of silence, where missing CUDA libraries show up."""
         import numpy as np
 

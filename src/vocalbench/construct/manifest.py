@@ -10,6 +10,7 @@ import json
 import os
 import platform
 import threading
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -40,13 +41,13 @@ def read_manifest(root: str | Path) -> dict[str, Any]:
     return json.loads(p.read_text(encoding="utf-8")) if p.exists() else {}
 
 
-def write_manifest(root: str | Path, body: dict[str, Any]) -> Path:
+def write_manifest(root: str | Path, body: Mapping[str, object]) -> Path:
     p = Path(root) / MANIFEST
     write_json(p, body)
     return p
 
 
-def update_manifest(root: str | Path, sections: dict[str, Any]) -> Path:
+def update_manifest(root: str | Path, sections: Mapping[str, object]) -> Path:
     """Replace top-level sections of the manifest, keeping the others."""
     body = read_manifest(root)
     body.update(sections)

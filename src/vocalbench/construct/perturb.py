@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -239,7 +240,7 @@ def simulate_rir(rt60: float, sr: int, rng: np.random.Generator, tolerance: floa
     return (h / np.max(np.abs(h))).astype(np.float32)
 
 
-def _simulate(pra: Any, dim: np.ndarray, src: np.ndarray, mic: np.ndarray, alpha: float, sr: int,
+def _simulate(pra: ModuleType, dim: np.ndarray, src: np.ndarray, mic: np.ndarray, alpha: float, sr: int,
               rt60: float) -> np.ndarray:
     room = pra.ShoeBox(dim, fs=sr, materials=pra.Material(alpha), max_order=3, ray_tracing=True,
                        air_absorption=False, use_rand_ism=False)

@@ -40,7 +40,7 @@ AUDIO_DELTA = {n.audio_delta for n in NAMES.values()}
 TEXT_DELTA = {n for v in NAMES.values() for n in (v.transcript_delta, v.text_delta)}
 
 
-def request_events(api: Api, sample: Sample, x: np.ndarray, voice: str, max_tokens: int) -> list[dict[str, Any]]:
+def request_events(api: Api, sample: Sample, x: np.ndarray, voice: str, max_tokens: int) -> list[dict[str, object]]:
     """Every client event of one sample, in order; the last is ``response.create`` (the latency origin)."""
     from vocalbench.audio import float_to_pcm16
 

@@ -53,10 +53,10 @@ def event_id() -> str:
     return f"event_{uuid.uuid4().hex[:16]}"
 
 
-def session_update(api: Api, voice: str, max_tokens: int) -> dict[str, Any]:
+def session_update(api: Api, voice: str, max_tokens: int) -> dict[str, object]:
     """The client's ``session.update``: text + audio out, pcm16 at 24 kHz, no server VAD."""
     if api == "beta":
-        session: dict[str, Any] = {"modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
+        session: dict[str, object] = {"modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
                                    "output_audio_format": "pcm16", "turn_detection": None,
                                    "max_response_output_tokens": max_tokens}
     else:
@@ -67,14 +67,14 @@ def session_update(api: Api, voice: str, max_tokens: int) -> dict[str, Any]:
     return {"type": "session.update", "session": session}
 
 
-def history_item(api: Api, turn: Turn) -> dict[str, Any]:
+def history_item(api: Api, turn: Turn) -> dict[str, object]:
     """A text turn of the history as ``conversation.item.create``."""
     kind = "input_text" if turn.role == "user" else ("text" if api == "beta" else "output_text")
     return {"type": "conversation.item.create",
             "item": {"type": "message", "role": turn.role, "content": [{"type": kind, "text": turn.text}]}}
 
 
-def server_session(api: Api, session_id: str) -> dict[str, Any]:
+def server_session(api: Api, session_id: str) -> dict[str, object]:
     """The session a server announces in ``session.created`` before any update."""
     if api == "beta":
         return {"id": session_id, "object": "realtime.session", "modalities": ["text", "audio"], "voice": None,
