@@ -161,7 +161,7 @@ class CascadeSystem:
                 if queued:
                     await out.put(Waiting(queued[0]))
 
-        async def llm(messages: list[dict[str, Any]]) -> None:
+        async def llm(messages: list[dict[str, str]]) -> None:
             buf = ""
             async with hold(*self._llm_limit):
                 stream = await self._client.chat.completions.create(
@@ -187,7 +187,7 @@ class CascadeSystem:
         async def pipeline() -> None:
             try:
                 question = await self._transcribe(sample, hold)
-                messages: list[dict[str, Any]] = [{"role": "system", "content": SYSTEM_PROMPT[sample.lang]}]
+                messages: list[dict[str, str]] = [{"role": "system", "content": SYSTEM_PROMPT[sample.lang]}]
                 messages += [{"role": t.role, "content": t.text} for t in sample.history]
                 messages.append({"role": "user", "content": question})
                 async with asyncio.TaskGroup() as tg:

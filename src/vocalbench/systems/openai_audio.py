@@ -45,7 +45,7 @@ def query_wav(sample: Sample) -> bytes:
     return wav_file_bytes(sample.audio.path)
 
 
-def history_messages(sample: Sample) -> list[dict[str, Any]]:
+def history_messages(sample: Sample) -> list[dict[str, object]]:
     """Multi-round history as text turns (the recorded history mode)."""
     return [{"role": t.role, "content": t.text} for t in sample.history]
 
