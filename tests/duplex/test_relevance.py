@@ -63,3 +63,15 @@ def test_the_local_judge_rates_an_answer_above_one_that_ignores_the_interruption
     assert good["rubric"].startswith("duplex_relevance_en@") and good["judge"] == judge.id
     cached = json.loads((tmp_path / "a" / "relevance.json").read_text())
     assert cached["value"] == good["value"] and cached["decided_by"]["source"] == "model"
+
+    # the run's pass over these replays reuses the cached verdicts and says the judge is not
+    # validated for this family (no labelled replies of it exist)
+    from vocalbench.duplex.run import _rate_relevance
+
+    rows = [{"metrics": {}}, {"metrics": {}}, {"metrics": {}}]
+    rated = [(sc, tmp_path / "a", answered, rows[0]), (sc, tmp_path / "b", ignored, rows[1]),
+             (sc, tmp_path / "c", _words((4.0, "Once")), rows[2])]
+    unrated, validity = _rate_relevance(rated, JudgeSpec.parse("local"), "en", quiet=True)
+    assert [r["metrics"]["relevance"] for r in rows] == [good["value"], bad["value"], None] and unrated == {}
+    assert validity == {"family": "duplex_relevance_en", "validated": False, "status": "not checked"}
+    assert _rate_relevance(rated, JudgeSpec.parse("none"), "en", quiet=True) == ({"judge_not_configured": 2}, None)

@@ -121,7 +121,7 @@ def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str,
             if sc.kind == "interruption":
                 rated.append((sc, folder, [Word(**w) for w in body["words"]], rows[-1]))
             bar.advance(1)
-    unrated = _rate_relevance(rated, judge, lang, quiet)
+    unrated, validity = _rate_relevance(rated, judge, lang, quiet)
     failed = sum(1 for sc in scenarios for k in range(1, repeats + 1)
                  if (replay_dir(run_dir, sc.id, k) / "failed.json").exists()
                  and not (replay_dir(run_dir, sc.id, k) / RESULT).exists())
@@ -131,15 +131,19 @@ def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str,
     result = aggregate(rows)
     if "interruption" in result:
         result["interruption"]["relevance"]["unscored"] = unrated
+        if validity is not None:
+            result["interruption"]["relevance"]["validity"] = validity
     return result
 
 
 def _rate_relevance(rated: list[tuple[Scenario, Path, list[Word], dict[str, Any]]], judge: JudgeSpec | None,
-                    lang: str, quiet: bool) -> dict[str, int]:
+                    lang: str, quiet: bool) -> tuple[dict[str, int], dict[str, object] | None]:
     """Put the judge's relevance of each interruption answer into its row's metrics (None where the
-    system said nothing after the interruption, or the judge could not rate it); the unscored ones
-    counted by reason (``judge_not_configured`` without a judge)."""
+    system said nothing after the interruption, or the judge could not rate it). Returns the
+    unscored ones counted by reason (``judge_not_configured`` without a judge) and the judge's
+    validity for the family, from its latest judge-check (None when no judge rated anything)."""
     from vocalbench.duplex.score import judge_relevance, relevance_fields
+    from vocalbench.judge.check import judge_validity
     from vocalbench.judge.factory import build_judge
     from vocalbench.progress import progress_bar
 
@@ -147,9 +151,9 @@ def _rate_relevance(rated: list[tuple[Scenario, Path, list[Word], dict[str, Any]
     for _, _, _, row in rated:
         row["metrics"]["relevance"] = None
     if not todo:
-        return {}
+        return {}, None
     if judge is None or judge.off:
-        return {"judge_not_configured": len(todo)}
+        return {"judge_not_configured": len(todo)}, None
     rater = build_judge(judge, lazy=True)
     unrated: dict[str, int] = {}
 
@@ -167,7 +171,9 @@ def _rate_relevance(rated: list[tuple[Scenario, Path, list[Word], dict[str, Any]
             await asyncio.gather(*(one(*r) for r in todo))
 
     asyncio.run(rate_all())
-    return unrated
+    family = f"duplex_relevance_{'zh' if lang == 'zh' else 'en'}"
+    entry = judge_validity(rater.id, {"duplex": [family]}).families[family]
+    return unrated, {"family": family, "validated": bool(entry["validated"]), "status": str(entry["status"])}
 
 
 def load_rows(run_dir: Path) -> list[dict[str, Any]]:
