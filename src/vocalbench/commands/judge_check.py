@@ -34,6 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answers", action="append", default=[], metavar="FILE",
                         help="recorded raw answers to read (JSONL; default: the shipped ones and judge-fit's)")
     parser.add_argument("--ask", action="store_true", help="ask the model for every item, recorded or not")
+    parser.add_argument("--stress", action="store_true",
+                        help="also run the stress suite (padded, off-topic, parroting, condensed, tone-flipped "
+                             "replies); a family is validated only when it passes it (with --limit: N per "
+                             "family and transformation)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or table")
 
 
@@ -80,7 +84,17 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar(len(items), f"judge-check {judge.id} ({args.split})", enabled=not args.quiet) as bar:
         outcomes = asyncio.run(judge_check.judge_items(judge, items, concurrency=args.concurrency,
                                                        progress=bar.advance, answers=answers))
-    report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0)
+    stress = None
+    if args.stress:
+        from vocalbench.scoring import judge_stress
+
+        originals = {o.item.id: o.value for o in outcomes}
+        with progress_bar(judge_stress.stress_count(items, args.limit), f"stress suite {judge.id} ({args.split})",
+                          enabled=not args.quiet) as bar:
+            stress, _ = asyncio.run(judge_stress.run_stress(judge, items, originals, limit=args.limit,
+                                                            concurrency=args.concurrency, progress=bar.advance,
+                                                            answers=answers))
+    report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0, stress)
     if args.split == "test":
         path = judge_check.save_check(report)
         if not args.quiet:
@@ -122,3 +136,17 @@ def _print(report: dict[str, Any]) -> None:
     if not console.is_terminal:  # a file or pipe: keep the table on one line per family
         console.width = 200
     console.print(table)
+    stressed = {fam: v["stress"] for fam, v in report["families"].items() if "stress" in v}
+    if stressed:
+        st = Table(title="stress suite: verdicts on transformed replies (binary in %; bar on the point estimate, "
+                         "95 % CI by question)")
+        for col in ("family", "agreement bar", "stress bar", "figures: value [95 % CI] (n)", "validated"):
+            st.add_column(col, justify="left" if col in ("family", "figures: value [95 % CI] (n)") else "right")
+        for fam, s in stressed.items():
+            v = report["families"][fam]
+            figs = "; ".join(f"{k} {t['value']:+.2f}" + (f" [{t['ci95'][0]:.2f}, {t['ci95'][1]:.2f}]" if t["ci95"] else "")
+                             + f" ({t['n']}) {'ok' if t['passed'] else 'FAIL' if t['passed'] is False else 'few'}"
+                             for k, t in s["transformations"].items() if t["value"] is not None)
+            st.add_row(fam, "yes" if v["agreement_validated"] else "no", "yes" if s["passed"] else "NO", figs,
+                       "yes" if v["validated"] else "NO")
+        console.print(st)
