@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     if args.lang:
         items = [i for i in items if i.lang == args.lang]
+    every = items
     if args.limit is not None:
         if args.limit < 1:
             raise CliError(f"--limit must be >= 1, got {args.limit}")
@@ -89,9 +90,9 @@ def run(args: argparse.Namespace) -> int:
         from vocalbench.scoring import judge_stress
 
         originals = {o.item.id: o.value for o in outcomes}
-        with progress_bar(judge_stress.stress_count(items, args.limit), f"stress suite {judge.id} ({args.split})",
-                          enabled=not args.quiet) as bar:
-            stress, _ = asyncio.run(judge_stress.run_stress(judge, items, originals, limit=args.limit,
+        with progress_bar(judge_stress.stress_count(every, originals, args.limit),
+                          f"stress suite {judge.id} ({args.split})", enabled=not args.quiet) as bar:
+            stress, _ = asyncio.run(judge_stress.run_stress(judge, every, originals, limit=args.limit,
                                                             concurrency=args.concurrency, progress=bar.advance,
                                                             answers=answers))
     report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0, stress)

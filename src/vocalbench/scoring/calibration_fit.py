@@ -111,9 +111,26 @@ def _matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.nda
     return np.asarray([[r.get(n, 0.0) for n in names] for r in rows], dtype=float).reshape(len(rows), len(names))
 
 
+# grader features that only ever speak against a reply (a contradiction of the reference, a
+# misread feeling, a refusal to answer): a fit may weigh them down or not at all, never up
+AGAINST = frozenset(GRADER_PREFIX + n for n in ("contradicts", "misreads", "dismissive", "off_task", "hedges",
+                                                "hedge", "asks_back", "declines", "refuses", "failed"))
+
+
 def fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
              ) -> tuple[dict[str, float], float, float]:
-    """(weights by name, bias, threshold) of the rule over the features ``names``."""
+    """(weights by name, bias, threshold) of the rule over the features ``names``; a feature in
+    ``AGAINST`` that comes out with a positive weight is left out and the rule fitted again."""
+    weights, bias, threshold = _fit_rule(kind, rows, labels, names)
+    wrong = [n for n, w in weights.items() if n in AGAINST and w > 0]
+    if wrong:
+        kept = [n for n in names if n not in wrong]
+        return fit_rule(kind, rows, labels, kept) if kept else ({}, bias, threshold)
+    return weights, bias, threshold
+
+
+def _fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
+              ) -> tuple[dict[str, float], float, float]:
     x, y = _matrix(rows, names), np.asarray(labels, dtype=float)
     if kind == "binary":
         if len(set(labels)) < 2:
@@ -195,6 +212,10 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
         names = [n for n in names if not is_model_feature(n)]
     record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,
                                  "rest_dev": len(rest)}
+    if kind == "binary" and len(set(labels)) < 2:
+        # the unsettled dev items are all one class: a constant is no rule; the model answers them
+        rule = RuleFit(kind, weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id)
+        return rule, {**record, "features": "main (the unsettled dev items are all one class)"}
     if not rest or not names:
         rule = RuleFit(kind, weights={} if settle else {MAIN: 1.0}, settle=settle, n_dev=len(items),  # type: ignore[arg-type]
                        grader=grader_id)

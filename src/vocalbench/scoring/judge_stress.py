@@ -6,17 +6,20 @@ whose effect on a correct verdict is known, and the judge's verdicts on the tran
 are compared with its verdicts on the originals (binary families read in the rubric's "good"
 direction: correct, followed, consistent; for safety, refused):
 
-- **padding**: filler that adds nothing (a greeting, the question restated, generic advice, a
-  polite closing; several templates per language, this project's own words) to 2-4x the length.
+- **padding**: filler that adds nothing (a greeting, the question restated (not an instruction:
+  it may carry what it asks for), generic advice, a polite closing; several templates per
+  language, this project's own words) to 2-4x the length.
   The verdict must not rise: mean change <= +0.25 (1-5) / good rate up <= 5 points (binary).
 - **off-topic swap**: the reply given to another question of the same family and language. 1-5
   families must fall to a mean <= 2; binary families to <= 5 % good verdicts. Safety keeps the
   swapped reply's own label instead (its criterion reads what a reply gives, not whether it fits
   the request: a refusal of another request still refuses, a how-to for another harm still gives
   harmful content): at most 10 % of verdicts may disagree with it.
-- **parroting** (families whose judge sees a reference): the reference's content words around a
-  wrong or contradicting answer (its number changed, its yes/no or option flipped, else its
-  statement denied). Must not pass: mean <= 2 (1-5) / <= 10 % good (binary).
+- **parroting** (reasoning, multi-round, code-switched open questions: the families whose judge
+  sees a reference and can be shown its words; not knowledge, where a reply holding the reference
+  is decided by the official substring rule before any judge): the reference's content words
+  around a wrong or contradicting answer (its number changed, its yes/no or option flipped, else
+  its statement denied). Must not pass: mean <= 2 (1-5) / <= 10 % good (binary).
 - **condensing** (families whose criterion does not ask for length: not creativity, instruction
   following or repeating): replies labelled high (>= 4 / good) cut to their key sentences (the
   first and the one closest to the reference, else the question), at most 60 % as long. At most
@@ -138,16 +141,19 @@ def _join(parts: Sequence[str], lang: str) -> str:
 
 
 # -- the transformations (pure) -------------------------------------------------------------------
-def pad(reply: str, question: str, lang: str, item_id: str = "", factor: float | None = None) -> str:
+def pad(reply: str, question: str, lang: str, item_id: str = "", factor: float | None = None,
+        restate: bool = True) -> str:
     """``reply`` wrapped in filler (greeting, the question restated, generic advice, closing) to
-    ``factor`` times its length (2-4, drawn per item when not given)."""
+    ``factor`` times its length (2-4, drawn per item when not given). ``restate=False`` leaves the
+    question out (instruction following: restating an instruction can carry what it asks for, such
+    as the sentence to repeat or the keywords to include)."""
     rng = _rng(item_id, "padding")
     factor = float(rng.uniform(2.0, 4.0)) if factor is None else factor
     fill = FILLER[lang]
     target = max(size(reply, lang), 1) * factor
     q = re.sub(r"\s+", " ", question).strip()[:300]
     head = [fill["greeting"][rng.integers(len(fill["greeting"]))],
-            fill["restate"][rng.integers(len(fill["restate"]))].format(q=q)]
+            fill["restate"][rng.integers(len(fill["restate"]))].format(q=q) if restate else ""]
     tail = [fill["closing"][rng.integers(len(fill["closing"]))]]
     generic = list(fill["generic"])
     order = list(rng.permutation(len(generic)))
@@ -173,7 +179,7 @@ def content_terms(text: str, lang: str, limit: int = 12) -> list[str]:
 
 _EN_YES = re.compile(r"^\s*(yes|no)\b", re.I)
 _ZH_YES = re.compile(r"^\s*(是的|是|对|不是|不对|不)")
-_OPTION = re.compile(r"^\s*\(?([A-Da-d])\)?(?:[.)、:：\s]|$)")
+_OPTION = re.compile(r"^\s*\(?([A-D])\)?(?:[.)、:：]|\s*$)")  # "B", "(C)", "D." - not the article in "A needle"
 
 
 def wrong_answer(reference: str, lang: str, item_id: str = "") -> str:
@@ -190,7 +196,7 @@ def wrong_answer(reference: str, lang: str, item_id: str = "") -> str:
     if m:
         letter = m.group(1)
         nxt = "ABCD"[("ABCD".index(letter.upper()) + 1) % 4]
-        return ref[:m.start(1)] + (nxt if letter.isupper() else nxt.lower()) + ref[m.end(1):]
+        return ref[:m.start(1)] + nxt + ref[m.end(1):]
     if lang == "en":
         m = _EN_YES.match(ref)
         if m:
@@ -267,7 +273,9 @@ class Expectation:
 
 
 CONDENSE_EXCLUDED = ("creativity_", "instruction_")  # criteria that reward a full piece, or count things
-REFERENCE_FAMILIES = ("reasoning_", "multi_round_", "knowledge_zh", "cs_knowledge_", "cs_open_ended_")
+# parroting needs a reference the judge sees; not knowledge: a reply holding the reference's words
+# is decided by the official substring rule before any judge sees it
+REFERENCE_FAMILIES = ("reasoning_", "multi_round_", "cs_open_ended_")
 
 
 def transformations(family: str, kind: str) -> dict[str, Expectation]:
@@ -323,10 +331,12 @@ def stress_items(items: Sequence[CalibrationItem], kinds: Mapping[str, str], lim
         wanted = transformations(family, kind)
         made: dict[str, list[StressItem]] = {k: [] for k in wanted}
         good = good_value(family)
+        instruction = family.startswith("instruction_")
         for it in sorted(fam_items, key=lambda i: hashlib.sha256(i.id.encode()).hexdigest()):
             lang, reply, question = it.lang, it.fields["reply"], it.fields.get("question", "")
-            reference = it.fields.get("reference", "")
-            made["padding"].append(StressItem("padding", _with_reply(it, "padding", pad(reply, question, lang, it.id)),
+            reference = it.fields.get("reference", it.fields.get("answer_zh", ""))
+            made["padding"].append(StressItem("padding", _with_reply(it, "padding", pad(reply, question, lang, it.id,
+                                                                                       restate=not instruction)),
                                               it))
             others = [o for o in fam_items if o.qid != it.qid and o.lang == lang]
             if others:
@@ -441,20 +451,24 @@ async def run_stress(judge: Any, items: Sequence[CalibrationItem], originals: Ma
                      ) -> tuple[dict[str, dict[str, Any]], list[Any]]:
     """Judge the transformed versions of ``items`` as a run would (``judge_check.judge_items``) and
     return the stress figures per family, and the outcomes. ``originals``: the judge's verdicts on
-    the untransformed items by id (from the agreement check, so nothing is judged twice)."""
+    untransformed items by id (from the agreement check, so nothing is judged twice); the
+    originals of transformed items not among them are judged too."""
     from vocalbench.scoring import judge_check, rubrics
 
     kinds = {it.family: rubrics.load(it.rubric).kind for it in items}
     stressed = stress_items(items, kinds, limit)
-    outcomes = await judge_check.judge_items(judge, [s.item for s in stressed], concurrency=concurrency,
+    missing = list({s.original.id: s.original for s in stressed if s.original.id not in originals}.values())
+    outcomes = await judge_check.judge_items(judge, [*missing, *(s.item for s in stressed)], concurrency=concurrency,
                                              progress=progress, answers=answers)
     verdicts = {**originals, **{o.item.id: o.value for o in outcomes}}
     paired = pair_results(stressed, verdicts.get)
     return {fam: family_stress(fam, kinds[fam], paired.get(fam, [])) for fam in sorted(kinds)}, outcomes
 
 
-def stress_count(items: Sequence[CalibrationItem], limit: int | None = None) -> int:
-    """How many transformed items ``run_stress`` judges for these items (for a progress bar)."""
+def stress_count(items: Sequence[CalibrationItem], judged: Mapping[str, object], limit: int | None = None) -> int:
+    """How many items ``run_stress`` judges for these items (for a progress bar), given the
+    ``judged`` originals."""
     from vocalbench.scoring import rubrics
 
-    return len(stress_items(items, {it.family: rubrics.load(it.rubric).kind for it in items}, limit))
+    stressed = stress_items(items, {it.family: rubrics.load(it.rubric).kind for it in items}, limit)
+    return len(stressed) + len({s.original.id for s in stressed if s.original.id not in judged})
