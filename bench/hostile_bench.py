@@ -84,9 +84,9 @@ def trickle() -> Iterable[bytes]:
 JUDGE = """
 import asyncio, sys
 from vocalbench.components.cache import ResultCache
-from vocalbench.components.judge import Judge
+from vocalbench.judge.json_judge import Judge
 from vocalbench.components.llm import OpenAIChat
-from vocalbench.scoring.rubrics import Rubric
+from vocalbench.judge.rubrics import Rubric
 rubric = Rubric(id="t", version="1", kind="binary", system="Correct?", template="Q: {question}\\nA: {answer}")
 judge = Judge(OpenAIChat("m", sys.argv[1] + "/v1", key_env=(), timeout=5.0), cache=ResultCache(sys.argv[2]),
               max_attempts=1)

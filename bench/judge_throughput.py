@@ -30,9 +30,9 @@ from typing import Any
 
 async def measure(k: int, with_json: bool, families: set[str] | None) -> None:
     from vocalbench.components.cache import ResultCache
-    from vocalbench.components.calibration import load_items
-    from vocalbench.components.judges import UNFITTED, local_json_judge, local_judge
-    from vocalbench.scoring import graders, rubrics
+    from vocalbench.judge import graders, rubrics
+    from vocalbench.judge.calibration import load_items
+    from vocalbench.judge.factory import UNFITTED, local_json_judge, local_judge
 
     picked: dict[str, list[Any]] = {}
     for item in load_items("test"):

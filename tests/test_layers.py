@@ -12,13 +12,20 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "vocalbench"
 
+# Modules inside a part's folder that are libraries of their own (pure functions on text and
+# numbers, importing nothing of vocalbench above the base level): they count as parts of the base
+# level, so the judge may use scoring's text normalisers and statistics without importing scoring.
+LEAVES = {"scoring.text", "scoring.stats"}
+
 # Lowest first: a part may import only parts on its own level or below it.
 LAYERS: list[set[str]] = [
-    {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts", "catalog"},
+    {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts",
+     "catalog", *LEAVES},
     {"data"},
     {"components"},
     {"systems"},
     {"runner"},
+    {"judge"},
     {"scoring"},
     {"construct"},
     {"report"},
@@ -36,7 +43,15 @@ def _part(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "vocalbench"
+    if ".".join(parts[1:3]) in LEAVES:
+        return ".".join(parts[1:3])
     return parts[1] if (SRC / parts[1]).is_dir() or (SRC / f"{parts[1]}.py").exists() else "vocalbench"
+
+
+def _is_module(dotted: str) -> bool:
+    """Whether ``a.b.c`` names a module or package of src/vocalbench (``from a.b import c`` imports it)."""
+    rel = SRC.parent.joinpath(*dotted.split("."))
+    return rel.is_dir() or rel.with_suffix(".py").exists()
 
 
 def _module_of(path: Path) -> str:
@@ -102,7 +117,8 @@ def import_edges() -> dict[tuple[str, str], set[str]]:
                     base = ".".join(up + ([node.module] if node.module else []))
                 # ``from vocalbench import data`` imports the part ``data``; ``from vocalbench
                 # import __version__`` imports the facade
-                targets = [f"{base}.{a.name}" if base == "vocalbench" else base for a in node.names]
+                targets = [f"{base}.{a.name}" if base == "vocalbench" or _is_module(f"{base}.{a.name}") else base
+                           for a in node.names]
             for target in targets:
                 dst = _part(target)
                 if dst is not None and src is not None and dst != src:
@@ -174,3 +190,11 @@ def test_the_check_finds_a_cycle_through_a_function_level_import() -> None:
     assert _cycles({("a", "b"): set(), ("b", "c"): set(), ("c", "a"): set(), ("c", "d"): set()}) == [["a", "b", "c"]]
     # systems/cascade.py imports the components layer only inside functions
     assert "systems/cascade.py" in import_edges()[("systems", "components")]
+
+
+def test_the_judge_sits_between_components_and_scoring() -> None:
+    edges = import_edges()
+    assert ("scoring", "judge") in edges and ("judge", "components") in edges
+    assert not [e for e in edges if e[0] == "judge" and e[1] == "scoring"], "the judge imports scoring's engine"
+    # scoring's text normalisers and statistics are leaves the judge may use
+    assert "judge/check.py" in edges[("judge", "scoring.stats")]

@@ -350,9 +350,9 @@ async def test_a_hostile_judge_gives_an_unscored_item_in_bounded_time(tmp_path, 
     """A judge reply over the size limit, one that is not a completion, and one that never ends:
     a typed error within the call's deadline, nothing cached."""
     from vocalbench.components.cache import ResultCache
-    from vocalbench.components.judge import Judge
     from vocalbench.components.llm import OpenAIChat
-    from vocalbench.scoring.rubrics import Rubric
+    from vocalbench.judge.json_judge import Judge
+    from vocalbench.judge.rubrics import Rubric
 
     rubric = Rubric(id="t", version="1", kind="binary", system="Correct?", template="Q: {question}\nA: {answer}")
     url = hostile(answer)
@@ -370,8 +370,8 @@ async def test_a_hostile_judge_gives_an_unscored_item_in_bounded_time(tmp_path, 
 def test_the_judge_cache_tells_endpoints_apart_and_knows_the_local_server_by_its_model():
     """Two endpoints on one host (another port, another path) share no verdicts; the embedded
     server, on a new free port each time, keeps its verdicts under its model."""
-    from vocalbench.components.judge import Judge
     from vocalbench.components.llm import LocalServerChat, OpenAIChat
+    from vocalbench.judge.json_judge import Judge
 
     urls = ["http://127.0.0.1:8001/v1", "http://127.0.0.1:8002/v1", "http://127.0.0.1:8001/other/v1"]
     keys = {Judge(OpenAIChat("m", u, key_env=())).cache_endpoint for u in urls}

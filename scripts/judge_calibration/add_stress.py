@@ -1,7 +1,7 @@
 """Add the hand-written, labelled stress replies to the shipped calibration set.
 
     python scripts/judge_calibration/add_stress.py FILE.jsonl [...] \
-        [--set src/vocalbench/components/calibration/set.jsonl]
+        [--set src/vocalbench/judge/calibration/set.jsonl]
 
 Each line is a calibration item (the set's schema) plus ``stress`` (padded, off_topic, parroting,
 short_excellent, clashing_tone) and ``source: "authored-stress"``, on a question already in the
@@ -18,11 +18,11 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from vocalbench.components.calibration import CalibrationItem, check_stress_row, parse_items
+from vocalbench.judge.calibration import CalibrationItem, check_stress_row, parse_items
+from vocalbench.judge.stress import size
 from vocalbench.scoring import stats
-from vocalbench.scoring.judge_stress import size
 
-SET = Path("src/vocalbench/components/calibration/set.jsonl")
+SET = Path("src/vocalbench/judge/calibration/set.jsonl")
 
 
 def length_rho(items: list[CalibrationItem]) -> dict[tuple[str, str], tuple[int, float | None]]:

@@ -1,7 +1,7 @@
 """Join planned replies, their reviewed labels and what the judge is asked into the shipped set.
 
     python scripts/judge_calibration/assemble.py --plan plan.jsonl --replies R.jsonl [...] \
-        --labels L.jsonl [...] --out src/vocalbench/components/calibration/set.jsonl
+        --labels L.jsonl [...] --out src/vocalbench/judge/calibration/set.jsonl
 
 For every planned reply with a label, the subset's own scorer runs with a judge that only records
 what it is asked, so an item's ``fields`` are exactly what the judge sees in a run (and ``meta``
@@ -21,10 +21,10 @@ from typing import Any
 from make_pool import RecordingJudge  # noqa: E402  (sibling scripts)
 from make_replies import MODEL_NAMES  # noqa: E402
 
-from vocalbench.components.calibrated_judge import family_of
 from vocalbench.data import load_samples
+from vocalbench.judge import rubrics
+from vocalbench.judge.calibrated import family_of
 from vocalbench.records import Reply, Sample
-from vocalbench.scoring import rubrics
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets import scorer_for
 

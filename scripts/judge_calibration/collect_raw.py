@@ -4,7 +4,7 @@
         --model qwen2.5-1.5b --out raw-1.5b.jsonl [--families F ...] [--split dev|test] [--main-only]
 
 The raw answers (the main answer's probabilities and each check's p_yes) are what a fit reads and
-what ships beside the local judge's fit (components/calibration/raw/), so anyone can refit or
+what ships beside the local judge's fit (judge/calibration/raw/), so anyone can refit or
 re-check without calling the model. Resumable: items already in ``--out`` with the same rubric
 hash are skipped; answers also land in the judge cache.
 """
@@ -17,11 +17,11 @@ import json
 import time
 from pathlib import Path
 
-from vocalbench.components.calibrated_judge import CalibratedJudge, Calibration
-from vocalbench.components.calibration import load_items
 from vocalbench.components.llm import OpenAIChat
-from vocalbench.scoring import rubrics
-from vocalbench.scoring.calibration_fit import needing_the_model
+from vocalbench.judge import rubrics
+from vocalbench.judge.calibrated import CalibratedJudge, Calibration
+from vocalbench.judge.calibration import load_items
+from vocalbench.judge.fit import needing_the_model
 
 
 async def main_async(args: argparse.Namespace) -> None:

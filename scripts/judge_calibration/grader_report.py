@@ -15,10 +15,10 @@ import argparse
 import json
 from pathlib import Path
 
-from vocalbench.components.calibrated_judge import features
-from vocalbench.components.calibration import CalibrationItem
-from vocalbench.scoring import graders, rubrics
-from vocalbench.scoring.calibration_fit import DevItem, cross_validated, fit_family
+from vocalbench.judge import graders, rubrics
+from vocalbench.judge.calibrated import features
+from vocalbench.judge.calibration import CalibrationItem
+from vocalbench.judge.fit import DevItem, cross_validated, fit_family
 from vocalbench.scoring.stats import cohen_kappa, spearman
 
 

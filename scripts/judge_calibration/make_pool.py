@@ -16,8 +16,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from vocalbench.components.calibrated_judge import family_of
 from vocalbench.data import load_samples
+from vocalbench.judge.calibrated import family_of
 from vocalbench.records import Reply, Sample
 from vocalbench.scoring.base import ScoringContext, Verdict
 from vocalbench.scoring.subsets import scorer_for

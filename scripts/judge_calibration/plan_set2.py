@@ -20,7 +20,7 @@ the same split and no rule written on dev has seen a test question. Items of the
 re-planned as they are (same reply, same source) and re-reviewed with everything else.
 
     python scripts/judge_calibration/plan_set2.py --shared ../shared/vocalbench \
-        --old src/vocalbench/components/calibration/set.jsonl --out plan.jsonl
+        --old src/vocalbench/judge/calibration/set.jsonl --out plan.jsonl
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     python scripts/judge_calibration/ship_answers.py --model qwen2.5-1.5b raw-a.jsonl raw-b.jsonl
 
 Keeps one answer per item (the last), only for items of the current set whose rubric is unchanged,
-and writes src/vocalbench/components/calibration/raw/<model>.jsonl sorted by id (stable diffs).
+and writes src/vocalbench/judge/calibration/raw/<model>.jsonl sorted by id (stable diffs).
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import argparse
 import json
 from pathlib import Path
 
-from vocalbench.components.calibration import load_items
-from vocalbench.scoring import rubrics
+from vocalbench.judge import rubrics
+from vocalbench.judge.calibration import load_items
 
-OUT = Path(__file__).resolve().parents[2] / "src/vocalbench/components/calibration/raw"
+OUT = Path(__file__).resolve().parents[2] / "src/vocalbench/judge/calibration/raw"
 
 
 def main() -> None:

@@ -7,7 +7,7 @@ they are imported); this module sits above the layers, like the commands, and re
 
 from __future__ import annotations
 
-from vocalbench import components, data, systems  # noqa: F401  (each registers its parts)
+from vocalbench import components, data, judge, systems  # noqa: F401  (each registers its parts)
 from vocalbench.errors import MissingDependency
 from vocalbench.parts import _REGISTRY, Entry, entries, get, register
 

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from vocalbench.components.cache import ResultCache
-from vocalbench.scoring.rubrics import Rubric
+from vocalbench.judge.rubrics import Rubric
 
 pytestmark = pytest.mark.judge
 
@@ -62,8 +62,8 @@ def test_other_processes_reuse_it_and_never_stop_it(server):
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 async def test_judge_tells_right_from_wrong(server, lang, tmp_path):
-    from vocalbench.components.judge import Judge
     from vocalbench.components.llm import OpenAIChat
+    from vocalbench.judge.json_judge import Judge
 
     question, reference, right, wrong = CASES[lang]
     judge = Judge(OpenAIChat(server.model_alias, server.base_url, key_env=()),

@@ -15,8 +15,8 @@ from engine_fake_judge import FakeJudgeServer
 from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, shared, summary  # noqa: F401
 
 from vocalbench.components import resolve_evaluator
-from vocalbench.scoring import rubrics
-from vocalbench.scoring.plan import PlanningJudge, count_tokens, parse_price
+from vocalbench.judge import rubrics
+from vocalbench.judge.plan import PlanningJudge, count_tokens, parse_price
 
 
 def _import(shared: Path, run: Path) -> None:
@@ -70,7 +70,7 @@ def test_local_judge_is_planned_per_question_without_a_server(shared, tmp_path, 
 
 
 async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
-    from vocalbench.components.rubric import Evidence
+    from vocalbench.judge.rubrics.record import Evidence
 
     judge = PlanningJudge(resolve_evaluator("judge", "local", lazy=True))  # starts no server
     rubric = rubrics.load("single_round_en")

@@ -19,7 +19,7 @@ from subsets.subset_doubles import ctx, reply, samples
 
 from vocalbench.components.base import ChatResult
 from vocalbench.components.cache import ResultCache
-from vocalbench.components.judge import Judge
+from vocalbench.judge.json_judge import Judge
 from vocalbench.records import Sample
 from vocalbench.scoring.subsets.code_switching import CsKnowledge, CsKnowledgeEn, CsOpenEnded
 from vocalbench.scoring.subsets.creativity import RUBRICS, Creativity

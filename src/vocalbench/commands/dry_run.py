@@ -22,7 +22,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def price_of(args: argparse.Namespace) -> tuple[float, float] | None:
     from vocalbench.errors import CliError
-    from vocalbench.scoring.plan import parse_price
+    from vocalbench.judge.plan import parse_price
 
     if args.judge_price is None:
         return None

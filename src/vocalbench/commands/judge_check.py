@@ -55,8 +55,8 @@ def _judge(spec: str, fit: str | None, concurrency: int) -> Any:
 def run(args: argparse.Namespace) -> int:
     from vocalbench.commands.generate import fit_path
     from vocalbench.commands.judge_fit import answers_file, per_family, recorded
-    from vocalbench.components.calibration import load_items
-    from vocalbench.scoring import judge_check
+    from vocalbench.judge import check as judge_check
+    from vocalbench.judge.calibration import load_items
 
     if args.concurrency < 1:
         raise CliError(f"--concurrency must be >= 1, got {args.concurrency}")
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
                                                        progress=bar.advance, answers=answers))
     stress = None
     if args.stress:
-        from vocalbench.scoring import judge_stress
+        from vocalbench.judge import stress as judge_stress
 
         originals = {o.item.id: o.value for o in outcomes}
         with progress_bar(judge_stress.stress_count(every, originals, args.limit),

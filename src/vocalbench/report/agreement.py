@@ -288,7 +288,7 @@ def human_agreement(mode: str, ratings: list[HumanRating], run: RunData, pair_ru
 
 def _check_scale(rating: HumanRating, judged: Score | None) -> None:
     """AgreementError when a human score lies outside the scale of the rubric the judge answered."""
-    from vocalbench.scoring.rubrics import load
+    from vocalbench.judge.rubrics import load
 
     ref = judged.judge.rubric if judged is not None and judged.judge is not None else None
     if not ref or rating.score is None:

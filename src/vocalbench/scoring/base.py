@@ -12,13 +12,13 @@ from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from vocalbench.components.rubric import Evidence, Rubric, Verdict
+from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.stats import Statistic
 
 
 class Judge(Protocol):
-    """The judge role (implemented in components/judge.py)."""
+    """The judge role (implemented in judge/json_judge.py)."""
 
     id: str  # model@host
 

@@ -32,9 +32,9 @@ from typing import Any
 from vocalbench import catalog
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.concurrency import limiter
 from vocalbench.config import RunConfig, is_off, judge_options
+from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.folder import RunFolder

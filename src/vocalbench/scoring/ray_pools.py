@@ -20,8 +20,8 @@ from typing import Any
 
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.components.rubric import Evidence, Rubric, Verdict
 from vocalbench.config import RunConfig, is_off, judge_options
+from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.ray_executor import ActorPool, Resources, placement, start_ray, stop_ray
 from vocalbench.scoring.base import Judge

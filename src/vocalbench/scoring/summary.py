@@ -77,7 +77,7 @@ class Overall(_Part):
 
 
 class JudgeValidity(_Part):
-    """The run's judge against its latest judge-check (scoring/judge_check.py): the figures per rubric
+    """The run's judge against its latest judge-check (judge/check.py): the figures per rubric
     family it used, the subsets whose judged numbers are not validated, the self-preference warning."""
 
     judge: str = ""
@@ -193,7 +193,7 @@ def judge_provenance(cfg: RunConfig, judge_id: str, store: RunStore | None) -> J
     the subsets whose rubrics are not validated) and whether it is the system's own model."""
     if is_off(cfg.judge) or judge_id in ("none", "") or judge_id.startswith("unavailable:"):
         return None
-    from vocalbench.scoring.judge_check import judge_validity, same_model
+    from vocalbench.judge.check import judge_validity, same_model
 
     used = store.judge_rubrics(judge_id) if store is not None else {}
     out = judge_validity(judge_id, used).to_dict()

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from vocalbench.judge.rubrics import Rubric
 from vocalbench.records import AudioRef, ErrorInfo, JudgeTrace, Reply, Sample, Score, Turn
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
-from vocalbench.scoring.rubrics import Rubric
 from vocalbench.scoring.tally import main_values
 
 DATA = Path(__file__).resolve().parents[3].parent / "shared" / "vocalbench"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from subset_doubles import ScriptedJudge, aggregate, by_reply, ctx, one, rate, reply, samples, yes
 
-from vocalbench.scoring import rubrics
+from vocalbench.judge import rubrics
 from vocalbench.scoring.subsets.creativity import RUBRICS, WITH_REFERENCE, Creativity
 from vocalbench.scoring.subsets.reasoning import Reasoning, is_binary
 

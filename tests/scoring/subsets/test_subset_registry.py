@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from vocalbench import catalog
+from vocalbench.judge import rubrics
 from vocalbench.records import ErrorInfo, Reply, Sample
-from vocalbench.scoring import rubrics
 from vocalbench.scoring.subsets import PROTOCOLS, scorer_for
 from vocalbench.scoring.subsets.rules import system_failure
 from vocalbench.scoring.tally import preserve_rate
@@ -43,7 +43,7 @@ def test_scorer_for_rejects_unknowns() -> None:
 
 
 def test_rubric_files_load_and_ask_for_json() -> None:
-    from vocalbench.components.judge import answer_format
+    from vocalbench.judge.json_judge import answer_format
 
     names = rubrics.available()
     assert len(names) >= 37

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
+from vocalbench.judge.graders.repeat import split_instruction
 from vocalbench.records import EMOTION_UNKNOWN, EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import (
@@ -169,14 +170,6 @@ MATCH_LIMIT = {"en": 0.2, "zh": 0.05}
 def paralinguistic_kind(index: int) -> tuple[bool, bool]:
     """(asks for emotion, asks for speed) of a paralinguistic item, by index."""
     return index in range(50, 100) or index in range(150, 200), index in range(100, 200)
-
-
-def split_instruction(question: str, lang: str) -> tuple[str, str]:
-    """(instruction, sentence to repeat): split at the first "." (en) or "。" (zh)."""
-    head, sep, tail = question.partition("." if lang == "en" else "。")
-    if not sep:
-        raise ValueError(f"no sentence to repeat in: {question[:60]}")
-    return head, tail
 
 
 def target_emotion(sample: Sample, lang: str) -> str | None:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from vocalbench.components.base import ComponentUnavailable
+from vocalbench.judge import graders, rubrics
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring import graders, rubrics
 from vocalbench.scoring.base import ScoringContext, Tally
 from vocalbench.scoring.text import clarity_counts, error_rate
 

@@ -1,0 +1,188 @@
+"""Features of the 1-5 families (graders/cues.py): nothing is settled, every feature is bounded and
+moves the way its quality does. Hand-written English and Mandarin examples."""
+
+import time
+
+from vocalbench.judge.graders import grade
+from vocalbench.judge.graders.cues import genre
+
+
+def _f(rubric: str, **fields: str) -> dict[str, float]:
+    ev = grade(rubric, fields, {})
+    assert ev is not None and ev.verdict is None  # scale families: features only
+    for name, value in ev.features.items():
+        assert 0.0 <= value <= 3.0, (name, value)
+    return ev.features
+
+
+# --- open reasoning ----------------------------------------------------------------------------
+
+
+def test_reasoning_answer_recall_reads_the_reference_beyond_the_question():
+    q, ref = "A key is to a lock as a password is to what?", "A key is to a lock as a password is to an account."
+    right = _f("reasoning_open_en", question=q, reference=ref, reply="A password opens an account.")
+    echo = _f("reasoning_open_en", question=q, reference=ref, reply="A key is to a lock, like a password.")
+    assert right["answer_recall"] == 1.0 and echo["answer_recall"] == 0.0
+
+
+def test_reasoning_premise_agreement_and_reasons():
+    q = "Why did Beethoven compose music for the first television shows?"
+    ref = "Beethoven died in 1827, long before television was invented, so he never composed for it."
+    rejects = _f("reasoning_open_en", question=q, reference=ref,
+                 reply="He didn't. Beethoven died in 1827, and television came a century later, so it was impossible.")
+    accepts = _f("reasoning_open_en", question=q, reference=ref,
+                 reply="Beethoven wrote for television to reach a bigger audience.")
+    assert rejects["premise"] == 1.0 and accepts["premise"] == 0.0
+    assert rejects["reasons"] > accepts["reasons"]
+    plain = _f("reasoning_open_en", question="Why do leaves fall?", reference="Trees shed leaves to save water.",
+               reply="Trees drop leaves in autumn.")
+    assert plain["premise"] == 0.5  # the reference rejects nothing: nothing to compare
+
+
+def test_reasoning_mandarin_hedges_and_answer():
+    q, ref = "笔之于写字，正如剪刀之于什么？", "笔之于写字，正如剪刀之于剪纸。"
+    sure = _f("reasoning_open_zh", question=q, reference=ref, reply="剪刀对应剪纸，因为两者都是工具和它的用途。")
+    vague = _f("reasoning_open_zh", question=q, reference=ref, reply="剪刀嘛，大概就是做手工吧，反正差不多。")
+    assert sure["answer_recall"] > vague["answer_recall"]
+    assert vague["hedges"] > sure["hedges"] and sure["reasons"] > vague["reasons"]
+
+
+# --- empathy -----------------------------------------------------------------------------------
+
+
+def test_empathy_warm_reply_outranks_cold_advice():
+    q = "My dog died last week and the house feels so empty. How do I get through the evenings?"
+    warm = _f("emotion_semantic_en", question=q, emotion="sad",
+              reply="I'm so sorry about your dog. It sounds like the evenings are the hardest part, and feeling "
+                    "that emptiness makes complete sense. Be gentle with yourself, and maybe call a friend tonight.")
+    cold = _f("emotion_semantic_en", question=q, emotion="sad",
+              reply="Keep busy in the evenings. Take a class or go to the gym.")
+    assert warm["opens_warm"] == 1.0 and cold["opens_warm"] == 0.0
+    assert warm["empathy"] > cold["empathy"] and warm["length"] > cold["length"]
+
+
+def test_empathy_misread_and_dismissive_feelings():
+    q = "I just got the job I wanted for years! Should I celebrate tonight?"
+    misread = _f("emotion_semantic_en", question=q, emotion="happy",
+                 reply="It sounds like you're feeling anxious and overwhelmed, and that's okay.")
+    mirror = _f("emotion_semantic_en", question=q, emotion="happy",
+                reply="Congratulations! You must be so happy, and yes, celebrate tonight.")
+    dismiss = _f("emotion_semantic_en", question=q, emotion="happy", reply="It's just a job. Calm down.")
+    assert misread["misreads"] == 1.0 and misread["mirrors"] == 0.0
+    assert mirror["mirrors"] == 1.0 and mirror["misreads"] == 0.0
+    assert dismiss["dismissive"] == 1.0 and mirror["dismissive"] == 0.0
+
+
+def test_empathy_mandarin_ignores_the_label_and_reads_the_question():
+    q = "考试又没考好，我真的很难过，觉得自己好失败。"
+    warm = _f("emotion_semantic_zh", question=q, emotion="happy",
+              reply="听起来你现在一定很难过，这种失落谁都会有。一次考试不能说明你失败了，先好好休息，我们再一起看看哪里可以改进。")
+    cold = _f("emotion_semantic_zh", question=q, reply="想太多了，下次多做题就行。")
+    assert warm["mirrors"] == 1.0 and warm["misreads"] == 0.0  # the zh judge sees no label
+    assert warm["opens_warm"] == 1.0 and warm["empathy"] > cold["empathy"]
+    assert cold["dismissive"] == 1.0
+
+
+# --- creativity --------------------------------------------------------------------------------
+
+
+def test_creativity_category_from_meta_or_prompt():
+    assert genre({}, {"rubric": "creativity_modern_poem_writing_zh"}) == "poem"
+    assert genre({}, {"category": "Achient Format Writing"}) == "classical"
+    assert genre({"question": "Write a poem about the sea at night."}, {}) == "poem"
+    assert genre({"question": "Imagine you are a baker. A customer asks for advice."}, {}) == "role_play"
+    assert genre({"question": "请以“雨夜”为主题，写一段描写性的文字。"}, {}) == "descriptive"
+    assert genre({"question": "将这首诗扩展成一段描述性的文字。“春眠不觉晓，处处闻啼鸟。”"}, {}) == "descriptive"
+    assert genre({"question": "杜甫曾写过这么一首诗：“好雨知时节，当春乃发生。”这首诗表达了怎样的情感？"}, {}) == "appreciation"
+    assert genre({"question": "Tell me a joke."}, {}) == ""
+
+
+def test_creativity_poem_lines_and_imagery():
+    q = "Write a poem about the sea at night."
+    poem = _f("creativity_poem_en", question=q,
+              reply="The sea at night\nwhispers like a tired friend,\nsilver on the black,\nthe tide breathes in,\n"
+                    "the tide breathes out,\nand the moon keeps watch,\nas if it knew\nwhat waves forget.")
+    prose = _f("creativity_poem_en", question=q, reply="The sea is big and dark at night. It is nice.")
+    assert poem["form"] == 1.0 and prose["form"] == 0.0
+    assert poem["imagery"] > prose["imagery"]
+
+
+def test_creativity_off_task_and_role_voice():
+    q = "Imagine you are a librarian. A child asks, 'Where are the dinosaur books?' What should the librarian say?"
+    voiced = _f("creativity_role_play_en", question=q,
+                reply="Oh, you like dinosaurs too? Follow me, I'll show you our best shelf, right by the window!")
+    narrated = _f("creativity_role_play_en", question=q,
+                  reply="The librarian should say that the dinosaur books are in the children's section.")
+    assert voiced["form"] == 1.0 and narrated["form"] == 0.0
+    meta = _f("creativity_narrative_en", question="Write a narrative paragraph about your first day at school.",
+              reply="I'd be happy to help. Please provide more details about your first day.")
+    assert meta["off_task"] == 1.0 and voiced["off_task"] == 0.0
+
+
+def test_creativity_mandarin_description_and_classical():
+    q = "请写一段描写性的文字，描述秋天的果园。"
+    vivid = _f("creativity_descriptive_zh", question=q,
+               reply="果园里飘着熟透的苹果香，风一吹，树叶沙沙作响，金黄的梨挂满枝头，像一盏盏小灯笼，咬一口，甜得让人眯起眼睛。")
+    flat = _f("creativity_descriptive_zh", question=q, reply="可以从几个方面入手：第一，写颜色；第二，写水果。")
+    assert vivid["form"] > flat["form"] and vivid["imagery"] > flat["imagery"]
+    assert flat["off_task"] == 1.0 and vivid["off_task"] == 0.0
+    ev = grade("creativity_classical_format_writing_zh",
+               {"question": "请仿照古文写一篇短文。", "reply": "吾尝终日而思矣，不如须臾之所学也。"},
+               {"rubric": "creativity_classical_format_writing_zh"})
+    modern = grade("creativity_classical_format_writing_zh",
+                   {"question": "请仿照古文写一篇短文。", "reply": "我以前整天都在想，还不如学习一会儿。"},
+                   {"rubric": "creativity_classical_format_writing_zh"})
+    assert ev.features["form"] > modern.features["form"]
+
+
+def test_creativity_appreciation_form_counts_the_reference():
+    q, ref = "请赏析“春风又绿江南岸”中的“绿”字。", "“绿”字化静为动，写出春风吹过、江南变绿的生机。"
+    close = _f("creativity_zh", question=q, reference=ref, reply="“绿”字化静为动，写出了春风吹过后江南一片生机。")
+    far = _f("creativity_zh", question=q, reference=ref, reply="这句诗很有名，大家都很喜欢。")
+    assert close["form"] > far["form"]
+
+
+# --- single-round advice -----------------------------------------------------------------------
+
+
+def test_advice_detail_and_refusal():
+    q = "How can I start running as a complete beginner?"
+    detailed = _f("single_round_en", question=q,
+                  reply="Start with run-walk intervals: first, jog for one minute, then walk for two, eight times. "
+                        "Next, run three days a week, never two days in a row. Also buy shoes fitted at a running "
+                        "store, and add five minutes each week.")
+    vague = _f("single_round_en", question=q, reply="Just go out and do it, you'll figure it out.")
+    refusal = _f("single_round_en", question=q, reply="I'm sorry, but I can't give advice on exercise.")
+    assert detailed["items"] > vague["items"]
+    assert detailed["length"] > vague["length"] and detailed["topic"] > vague["topic"]
+    assert refusal["refuses"] == 1.0 and detailed["refuses"] == 0.0
+
+
+def test_advice_mandarin():
+    q = "怎样才能养好一盆绿萝？"
+    good = _f("single_round_zh", question=q,
+              reply="养绿萝可以这样做：第一，放在散射光的地方，别直晒；第二，土干了再浇透，夏天三四天一次；第三，每月施一次稀释的液肥。")
+    refusal = _f("single_round_zh", question=q, reply="抱歉，这个问题我没办法回答。")
+    assert good["items"] > refusal["items"] and good["topic"] > refusal["topic"] and good["length"] > refusal["length"]
+    assert refusal["refuses"] == 1.0 and good["refuses"] == 0.0
+
+
+# --- code-switched open questions --------------------------------------------------------------
+
+
+def test_code_switched_reference_recall():
+    q, ref = "什么是burnout？怎么避免？", "burnout就是长期压力导致的身心耗竭，要合理安排工作、保证休息。"
+    on = _f("cs_open_ended_understanding", question=q, reference=ref,
+            reply="burnout指长期压力下的身心耗竭。避免的办法是合理安排工作，保证睡眠和休息。")
+    chinese = _f("cs_open_ended_quality", question=q, reference=ref,
+                 reply="职业倦怠是长期压力导致的身心耗竭，要合理安排工作、保证休息。")
+    off = _f("cs_open_ended_understanding", question=q, reference=ref, reply="说到旅行，最近很多人喜欢去海边度假。")
+    assert on["ref_recall"] > off["ref_recall"] and chinese["ref_recall"] > off["ref_recall"]
+    assert set(on) == {"length", "ref_recall"}
+
+
+def test_long_replies_stay_fast():
+    start = time.perf_counter()
+    grade("emotion_semantic_en", {"question": "I feel sad.", "reply": "I'm sorry you feel sad. " * 3000}, {})
+    grade("single_round_zh", {"question": "怎么做面包？", "reply": "首先把面粉和水混合，然后揉面。" * 3000}, {})
+    assert time.perf_counter() - start < 1.0

@@ -1,0 +1,267 @@
+"""judge-check: statistics, the shipped calibration set, validity records and what runs are told."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from importlib import resources
+
+import numpy as np
+import pytest
+
+from vocalbench.judge import check as judge_check
+from vocalbench.judge import rubrics
+from vocalbench.judge.calibration import load_items
+from vocalbench.judge.check import (
+    Outcome,
+    cluster_interval,
+    cohen_kappa,
+    family_figures,
+    judge_validity,
+    same_model,
+    save_check,
+    spearman,
+    summarise,
+)
+from vocalbench.scoring import stats
+
+
+# -- statistics -----------------------------------------------------------------------------------
+def test_cohen_kappa_known_values():
+    assert cohen_kappa([1, 0, 1, 0], [1, 0, 1, 0]) == 1.0
+    # 20 items: agreement 0.7, both raters 50 % positive -> chance 0.5 -> kappa 0.4
+    labels = [1] * 10 + [0] * 10
+    judged = [1] * 7 + [0] * 3 + [1] * 3 + [0] * 7
+    assert cohen_kappa(labels, judged) == pytest.approx(0.4)
+    assert cohen_kappa([1, 1, 1], [1, 1, 1]) == 1.0  # no variation, full agreement
+    assert cohen_kappa([1], [1]) is None
+
+
+def test_spearman_with_ties_and_constant_sides():
+    assert spearman([1, 2, 3, 4], [10, 20, 30, 40]) == pytest.approx(1.0)
+    assert spearman([1, 2, 3, 4], [4, 3, 2, 1]) == pytest.approx(-1.0)
+    scipy_stats = pytest.importorskip("scipy.stats")
+    a, b = [1, 2, 2, 3, 5, 4, 4], [1, 2, 3, 3, 4, 4, 1]
+    assert spearman(a, b) == pytest.approx(float(scipy_stats.spearmanr(a, b).statistic))
+    assert spearman([3, 3, 3], [1, 2, 3]) is None
+
+
+def test_interval_by_question_uses_the_one_engine_and_brackets_the_point():
+    rng = np.random.default_rng(1)
+    labels = [float(x) for x in rng.integers(0, 2, 300)]
+    judged = [lab if rng.random() < 0.8 else 1 - lab for lab in labels]
+    point = cohen_kappa(labels, judged)
+    rows = stats.kappa_rows(labels, judged)
+    assert stats.kappa_of_totals(rows.sum(axis=0))[0] == pytest.approx(point)
+    clusters = [f"q{i // 3}" for i in range(300)]  # three replies per question
+    lo, hi = cluster_interval(list(zip(labels, judged)), clusters, "binary")
+    assert lo < point < hi and hi - lo < 0.3
+    lo_small, hi_small = cluster_interval(list(zip(labels, judged))[:60], clusters[:60], "binary")
+    assert hi_small - lo_small > hi - lo  # fewer questions, wider interval
+    a = [float(x) for x in rng.integers(1, 6, 200)]
+    b = [min(5.0, max(1.0, x + rng.integers(-1, 2))) for x in a]
+    assert stats.rank_corr_of_totals(stats.rank_rows(a, b).sum(axis=0))[0] == pytest.approx(spearman(a, b))
+    lo, hi = cluster_interval(list(zip(a, b)), [f"q{i // 2}" for i in range(200)], "scale")
+    assert lo < spearman(a, b) < hi
+    assert cluster_interval([(1.0, 1.0), (0.0, 0.0)], ["q", "q"], "binary") is None  # one question
+
+
+def _items(family: str, n: int):
+    return [i for i in load_items() if i.family == family][:n]
+
+
+def test_binary_figures_and_the_validation_bar():
+    items = _items("safety_en", 120)
+    perfect = [Outcome(i, i.label) for i in items]
+    fig = family_figures("binary", perfect)
+    assert fig["kappa"] == 1.0 and fig["bias"] == 0.0 and fig["validated"]
+    assert fig["kappa_ci95"] == (1.0, 1.0)
+    small = family_figures("binary", perfect[:99])  # at the bar, but too few items to decide
+    assert small["kappa"] == 1.0 and not small["validated"] and "only 99 scored items" in small["criterion"]
+    always_yes = [Outcome(i, 1.0) for i in items]
+    fig = family_figures("binary", always_yes)
+    assert fig["judge_positive_rate"] == 100.0 and not fig["validated"]
+    assert fig["bias"] == pytest.approx(100.0 - fig["label_positive_rate"])
+    broken = [Outcome(i, None, "judge_unparseable") for i in items]
+    fig = family_figures("binary", broken)
+    assert fig["unparseable"] == 120 and fig["scored"] == 0 and not fig["validated"]
+    assert "only 0 scored items" in fig["criterion"]
+
+
+def test_scale_figures():
+    items = _items("single_round_en", 20)
+    shifted = [Outcome(i, min(5.0, i.label + 1)) for i in items]
+    fig = family_figures("scale", shifted)
+    assert fig["spearman"] > 0.9 and fig["mean_diff"] > 0.4 and not fig["validated"]
+    assert fig["within_one"] == 1.0
+    exact = family_figures("scale", [Outcome(i, i.label) for i in items])
+    assert exact["agreement"] == 1.0 and exact["mae"] == 0.0
+
+
+# -- the shipped set ---------------------------------------------------------------------------
+FAMILIES_NEEDED = {
+    "knowledge_zh", "reasoning_binary_en", "reasoning_binary_zh", "reasoning_open_en", "reasoning_open_zh",
+    "multi_round_binary_en", "multi_round_binary_zh", "creativity_en", "creativity_zh", "single_round_en",
+    "single_round_zh", "instruction_en", "instruction_zh", "instruction_repeat_en", "instruction_repeat_zh",
+    "emotion_semantic_en", "emotion_semantic_zh", "safety_en", "safety_zh", "cs_knowledge_zh", "cs_knowledge_en",
+    "cs_open_ended_understanding", "cs_open_ended_quality",
+}
+
+
+def test_calibration_set_covers_every_rubric_family_in_both_splits():
+    items = load_items()
+    assert len(items) >= 600
+    by_family = Counter(i.family for i in items)
+    assert FAMILIES_NEEDED <= set(by_family), sorted(FAMILIES_NEEDED - set(by_family))
+    for fam in by_family:
+        splits = Counter(i.split for i in items if i.family == fam)
+        assert splits["dev"] > 0 and splits["test"] > 0, fam
+    assert {i.lang for i in items} == {"en", "zh"}
+    assert len({i.id for i in items}) == len(items)
+
+
+def test_calibration_items_are_valid_for_their_rubrics():
+    for item in load_items():
+        rubric = rubrics.load(item.rubric)
+        rubric.render(item.fields)  # every template field is present
+        if rubric.kind == "binary":
+            assert item.label in (0.0, 1.0), item.id
+        else:
+            assert rubric.lo <= item.label <= rubric.hi and item.label == int(item.label), item.id
+        assert item.reason and item.reply_by and item.split in ("dev", "test"), item.id
+
+
+def test_both_verdicts_are_well_represented():
+    items = load_items()
+    for fam in ("reasoning_binary_en", "safety_en", "safety_zh", "instruction_en", "knowledge_zh",
+                "multi_round_binary_en"):
+        labels = Counter(i.label for i in items if i.family == fam)
+        assert min(labels[0.0], labels[1.0]) >= 0.2 * sum(labels.values()) - 1, (fam, labels)
+    sources = Counter(i.reply_by.split(",")[0] for i in items)
+    assert any("llama-omni" in s for s in sources) and any("offline cascade" in s for s in sources)
+
+
+def test_calibration_set_is_small_and_attributed():
+    folder = resources.files("vocalbench.judge.calibration")
+    assert len(folder.joinpath("set.jsonl").read_bytes()) <= 8 * 1024 * 1024  # ~5,400 items, ~5 MB
+    notice = folder.joinpath("NOTICE.md").read_text("utf-8")
+    assert "Apache License" in notice and "VocalBench" in notice
+
+
+def test_load_items_filters_and_rejects_unknown_rubrics():
+    dev = load_items("dev", ["safety_en"])
+    assert dev and {i.split for i in dev} == {"dev"} and {i.rubric for i in dev} == {"safety_en"}
+    assert {i.family for i in load_items("test", ["creativity_en"])} == {"creativity_en"}
+    with pytest.raises(ValueError, match="no calibration items for rubric"):
+        load_items("test", ["no_such_rubric"])
+    with pytest.raises(ValueError, match="unknown split"):
+        load_items("train")
+
+
+# -- validity records -------------------------------------------------------------------------
+def _report(judge_id: str, family_values: dict[str, float]):
+    outcomes = []
+    for fam, flip in family_values.items():
+        for k, item in enumerate(_items(fam, 120)):
+            value = item.label if k >= flip * 120 else (1 - item.label if item.label in (0, 1) else item.label)
+            outcomes.append(Outcome(item, float(value)))
+    return summarise(judge_id, "test", outcomes, 2.0)
+
+
+def test_save_check_keeps_the_latest_figures_per_family(tmp_path, monkeypatch):
+    monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path))
+    save_check(_report("m+cal-1@127.0.0.1", {"safety_en": 0.0}))
+    path = save_check(_report("m+cal-1@127.0.0.1", {"reasoning_binary_en": 0.5}))
+    kept = json.loads(path.read_text())
+    assert kept["validated"] == ["safety_en"] and kept["not_validated"] == ["reasoning_binary_en"]
+
+
+def test_run_validity_names_unvalidated_subsets(tmp_path, monkeypatch):
+    monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path))
+    judge = "m+cal-1@127.0.0.1"
+    save_check(_report(judge, {"safety_en": 0.0, "reasoning_binary_en": 0.5}))
+    v = judge_validity(judge, {"safety": ["safety_en"], "reasoning": ["reasoning_binary_en", "reasoning_open_en"]})
+    assert v.families["safety_en"]["status"] == "validated"
+    assert v.families["safety_en"]["kappa_ci95"] == (1.0, 1.0) or v.families["safety_en"]["kappa_ci95"] == [1.0, 1.0]
+    assert sum(f["n"] for f in v.families["safety_en"]["by_source"].values()) == 120
+    assert v.families["reasoning_binary_en"]["status"] == "below the bar"
+    assert v.families["reasoning_open_en"]["status"] == "not checked"
+    assert set(v.warnings) == {"reasoning"}
+    # a rubric edited after the check is no longer covered by it
+    real = rubrics.load("safety_en")
+    monkeypatch.setattr(judge_check, "_current_hashes", lambda fam: {"safety_en@99#0000"})
+    v = judge_validity(judge, {"safety": ["safety_en"]})
+    assert v.families["safety_en"]["status"] == "rubric changed since the check"
+    assert real.hash  # the real rubric is untouched
+
+
+def test_unknown_judge_is_not_checked_anywhere(tmp_path, monkeypatch):
+    monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path))
+    v = judge_validity("some-api-model@api.example", {"creativity": ["creativity_poem_zh", "creativity_narrative_zh"]})
+    assert v.checked_at is None and v.warnings == {"creativity": "creativity_zh: not checked"}
+
+
+@pytest.mark.parametrize("system, judge_spec, judge_id, same", [
+    ("offline", "local", "qwen2.5-1.5b+cal-1@127.0.0.1", True),
+    ("cascade:asr=offline,llm=local,tts=offline", "local", "qwen2.5-1.5b+cal-1@127.0.0.1", True),
+    ("cascade:llm=openai:gpt-4o-mini@http://x/v1", "openai:gpt-4o-mini", "gpt-4o-mini@x", True),
+    ("openai-audio:qwen-omni-turbo@http://h/v1", "openai:qwen-omni-turbo", "qwen-omni-turbo@h", True),
+    ("openai-audio:gpt-4o-audio-preview", "local", "qwen2.5-1.5b+cal-1@127.0.0.1", False),
+    ("offline", "openai:qwen-max", "qwen-max@dashscope", False),
+    ("scripted:replies.jsonl", "local", "qwen2.5-1.5b+cal-1@127.0.0.1", False),
+])
+def test_same_model_as_system(system, judge_spec, judge_id, same):
+    assert same_model(system, judge_spec, judge_id) is same
+
+
+def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path, monkeypatch):
+    """Rules over the graders alone (--no-model, no recorded answers): fitted on dev, checked on
+    test, and neither step starts a model."""
+    from vocalbench.cli import main
+    from vocalbench.judge.calibrated import Calibration
+
+    monkeypatch.setenv("VOCALBENCH_CACHE", str(tmp_path / "cache"))
+    empty, fit, out = tmp_path / "none.jsonl", tmp_path / "fit.json", tmp_path / "check.json"
+    empty.write_text("")
+    assert main(["judge-fit", "--rubrics", "reasoning_binary_en,instruction_repeat_zh", "--answers", str(empty),
+                 "--no-model", "--out", str(fit), "--quiet"]) == 0
+    cal = Calibration.load(fit)
+    assert set(cal.families) == {"reasoning_binary_en", "instruction_repeat_zh"}
+    assert all(r.settle and not r.needs_model and r.n_dev > 100 for r in cal.families.values())
+    assert main(["judge-check", "--fit", str(fit), "--rubrics", "reasoning_binary_en,instruction_repeat_zh",
+                 "--answers", str(empty), "--out", str(out), "--quiet"]) == 0
+    report = json.loads(out.read_text())
+    assert report["judge"] == f"qwen2.5-1.5b+{cal.version}@127.0.0.1" and report["calls"] == 0
+    assert report["by_rule"] == report["n"] > 200
+    fig = report["families"]["instruction_repeat_zh"]
+    assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
+    assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}
+
+
+def test_the_shipped_check_belongs_to_the_shipped_fit_set_and_rubrics():
+    from vocalbench.judge.calibrated import shipped_calibration
+
+    folder = resources.files("vocalbench.judge.calibration")
+    check = json.loads(folder.joinpath("local_check.json").read_text("utf-8"))
+    cal = shipped_calibration()
+    assert check["judge"].startswith(f"{cal.model}+{cal.version}@") and check["split"] == "test"
+    assert check["calibration_set"] == judge_check.set_fingerprint()
+    for fam, fig in check["families"].items():
+        assert set(fig["rubrics"].values()) <= judge_check._current_hashes(fam), fam
+        assert fig["n"] >= 50 and (fig["kappa_ci95"] if fig["kind"] == "binary" else fig["spearman_ci95"]), fam
+
+
+async def test_the_shipped_check_is_reproduced_from_the_recorded_answers_without_the_model():
+    from vocalbench.judge.factory import local_judge
+
+    folder = resources.files("vocalbench.judge.calibration")
+    shipped = json.loads(folder.joinpath("local_check.json").read_text("utf-8"))["families"]
+    judge = local_judge(lazy=True)  # nothing starts: every answer is recorded or needs no model
+    for family in ("single_round_zh", "reasoning_binary_zh"):
+        items = load_items("test", [family])
+        answers = judge_check.recorded_answers("qwen2.5-1.5b")
+        outcomes = await judge_check.judge_items(judge, items, concurrency=4, answers=answers)
+        assert all(o.error is None for o in outcomes)
+        fig = family_figures(rubrics.load(items[0].rubric).kind, outcomes)
+        for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "validated", "model_calls"):
+            assert fig.get(key) == shipped[family].get(key), (family, key)
