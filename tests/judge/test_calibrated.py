@@ -150,6 +150,29 @@ def test_fit_family_prefers_the_grader_alone_when_it_predicts_as_well_as_the_mod
     assert rule.needs_model
 
 
+def test_unsettled_items_of_one_class_go_to_the_model_not_to_a_constant():
+    """reasoning_binary_zh before issue 27: every dev item the grader left open was wrong, so the
+    fitted rule said "wrong" for every open item without reading it. Now the model answers them."""
+    settled = [dev(float(i % 2), 0.5, float(i % 2), q=i) for i in range(12)]
+    open_wrong = [dev(0.0, 0.1 * (i % 5), None, q=100 + i, recall=0.2) for i in range(18)]
+    rule, record = fit_family(settled + open_wrong)
+    assert rule.settle and rule.needs_model and dict(rule.weights) == {"main": 1.0}
+    assert "one class" in str(record["features"])
+    assert rule.decide(raw({"p_yes": 0.97}), Evidence("g@1", None, {})) == 1.0
+    # without the model's answers (judge-fit --no-model) nothing can be asked: the grader's rule stays
+    no_model = [dev(0.0, None, None, q=100 + i, recall=0.2) for i in range(18)]
+    rule, _ = fit_family(settled + no_model)
+    assert not rule.needs_model
+
+
+def test_a_feature_that_speaks_against_a_reply_never_raises_it():
+    # on these dev items "contradicts" happens to go with better labels; the fit may not use that
+    items = [dev(float(1 + i % 5), None, None, kind="scale", q=i, recall=0.2 * (i % 5), contradicts=0.25 * (i % 5))
+             for i in range(40)]
+    rule, _ = fit_family(items)
+    assert rule.weights.get("g:contradicts", 0.0) <= 0.0 and rule.weights["g:recall"] > 0
+
+
 def test_fit_family_scale_is_a_ridge_line():
     items = [dev(2 * e - 5, e, None, kind="scale", q=i) for i, e in enumerate((2.0, 3.0, 4.0, 5.0) * 5)]
     rule, _ = fit_family(items)
