@@ -6,7 +6,9 @@ writes the JSON. The figures of the test split are kept as the judge's latest ch
 later run of that judge shows in its summary and report. ``--fit FIT`` checks a calibrated judge
 under a fit from ``vocalbench judge-fit``. A calibrated judge reads the model's recorded answers
 (shipped for the local judge, and those ``judge-fit`` collected) instead of asking again;
-``--ask`` asks the model for every item.
+``--ask`` asks the model for every item. ``--stress`` adds the stress suite (judge/stress.py): a
+family is validated only when it passes both the agreement bar and the stress bar, and the kept
+check records both.
 """
 
 from __future__ import annotations
@@ -36,8 +38,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ask", action="store_true", help="ask the model for every item, recorded or not")
     parser.add_argument("--stress", action="store_true",
                         help="also run the stress suite (padded, off-topic, parroting, condensed, tone-flipped "
-                             "replies); a family is validated only when it passes it (with --limit: N per "
-                             "family and transformation)")
+                             "replies); a family is validated only when it passes it")
+    parser.add_argument("--stress-limit", type=int, metavar="N",
+                        help="at most N transformed replies per family and transformation (default: --limit, "
+                             "else all; each may need a model call)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or table")
 
 
@@ -90,9 +94,12 @@ def run(args: argparse.Namespace) -> int:
         from vocalbench.judge import stress as judge_stress
 
         originals = {o.item.id: o.value for o in outcomes}
-        with progress_bar(judge_stress.stress_count(every, originals, args.limit),
+        limit = args.stress_limit if args.stress_limit is not None else args.limit
+        if limit is not None and limit < 1:
+            raise CliError(f"--stress-limit must be >= 1, got {limit}")
+        with progress_bar(judge_stress.stress_count(every, originals, limit),
                           f"stress suite {judge.id} ({args.split})", enabled=not args.quiet) as bar:
-            stress, _ = asyncio.run(judge_stress.run_stress(judge, every, originals, limit=args.limit,
+            stress, _ = asyncio.run(judge_stress.run_stress(judge, every, originals, limit=limit,
                                                             concurrency=args.concurrency, progress=bar.advance,
                                                             answers=answers))
     report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0, stress)

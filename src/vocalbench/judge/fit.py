@@ -15,8 +15,10 @@ Per rubric family, on the dev split only:
    question, so replies to one question never sit on both sides): the model's main answer alone;
    the model's answers; the grader's features alone; the main answer with the grader's features;
    everything. The set with the lowest cross-validated loss wins, except that a cheaper set
-   (without the model, then with fewer model questions) within one standard error of it is
-   preferred: a rule that needs no model call is faster and depends on nothing but text.
+   (without the model, then with fewer model questions; the grader's features cost nothing, so
+   of two sets asking the model the same questions the one with the lower loss) within one
+   standard error of it is preferred: a rule that needs no model call is faster and depends on
+   nothing but text.
 
 The fit reads raw model answers (kept in each verdict's trace, shipped for the local judge beside
 the fit) and recomputes the grader's evidence, so it never calls the model itself.
@@ -223,7 +225,10 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     scored = [(name, cols, *cross_validated(kind, rows, labels, cols, clusters))
               for name, cols in candidate_sets(names)]
     best = min(scored, key=lambda s: s[2])
-    chosen = next(s for s in scored if s[2] <= best[2] + best[3])  # cheapest within one standard error
+    # the cheapest within one standard error of the best, cost being the model questions asked (the
+    # grader's features cost nothing): among sets of one cost, the lowest loss
+    near = [s for s in scored if s[2] <= best[2] + best[3]]
+    chosen = min(near, key=lambda s: (sum(is_model_feature(n) for n in s[1]), s[2]))
     weights, bias, threshold = fit_rule(kind, rows, labels, chosen[1])
     record.update(features=chosen[0], cv={s[0]: {"loss": round(s[2], 4), "se": round(s[3], 4)} for s in scored})
     rule = RuleFit(kind, weights={n: w for n, w in weights.items() if w != 0.0}, bias=bias,  # type: ignore[arg-type]

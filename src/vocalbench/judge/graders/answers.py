@@ -772,10 +772,23 @@ def compare(question: str, reference: str, reply: str, lang: str, dialogue: bool
         match, note = _number_match(question, reply, cast(float, ref.value), lang)
     elif ref.kind == "short":
         match, note = _short_match(reply, cast(str, ref.value), lang)
+    elif ref.kind == "span" and not dialogue and _restates_part(ref_terms, said, asked, key_recalled, contradicted):
+        match, note = True, "span: states part of the reference's answer and nothing else"
     if dialogue and ref.kind in ("polarity", "short"):
         match = None  # a turn's yes/no or one word says little: "Are you sure? I thought Lyon" - "No, Paris"
     feats["answer_match"] = 0.5 if match is None else float(match)
     return found(_verdict(match, hedged), note, **feats)
+
+
+def _restates_part(reference: Sequence[tuple[str, bool]], reply: Sequence[tuple[str, bool]], asked: frozenset[str],
+                   key_recalled: float, contradicted: float) -> bool:
+    """A free-text reference's answer, said in part and with nothing of its own: the reply states
+    at least one of the reference's terms beyond the question, with the reference's polarity,
+    contradicts none, and every term it adds to the question's is the reference's ("The ice will
+    melt." for "The ice melts completely into the tea.")."""
+    ref = set(reference)
+    added = [(t, neg) for t, neg in reply if t not in asked]
+    return bool(added) and key_recalled > 0 and contradicted == 0 and all(term in ref for term in added)
 
 
 @grader("reasoning_binary_en", "reasoning_binary_zh", version="3")
