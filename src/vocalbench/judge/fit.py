@@ -216,7 +216,7 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
                                  "rest_dev": len(rest)}
     if kind == "binary" and rest and len(set(labels)) < 2 and len(with_model) == len(rows):
         # the unsettled dev items are all one class: a constant is no rule; the model answers them
-        rule = RuleFit(kind, weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id)
+        rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id)
         return rule, {**record, "features": "main (the unsettled dev items are all one class)"}
     if not rest or not names:
         rule = RuleFit(kind, weights={} if settle else {MAIN: 1.0}, settle=settle, n_dev=len(items),  # type: ignore[arg-type]
