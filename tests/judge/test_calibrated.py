@@ -159,10 +159,10 @@ def test_unsettled_items_of_one_class_go_to_the_model_not_to_a_constant():
     assert rule.settle and rule.needs_model and dict(rule.weights) == {"main": 1.0}
     assert "one class" in str(record["features"])
     assert rule.decide(raw({"p_yes": 0.97}), Evidence("g@1", None, {})) == 1.0
-    # without the model's answers (judge-fit --no-model) nothing can be asked: the grader's rule stays
+    # also without the model's answers (judge-fit --no-model): a constant is never the rule
     no_model = [dev(0.0, None, None, q=100 + i, recall=0.2) for i in range(18)]
     rule, _ = fit_family(settled + no_model)
-    assert not rule.needs_model
+    assert rule.needs_model and rule.decide(raw({"p_yes": 0.2}), Evidence("g@1", None, {})) == 0.0
 
 
 def test_a_feature_that_speaks_against_a_reply_never_raises_it():

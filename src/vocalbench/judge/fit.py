@@ -214,8 +214,9 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
         names = [n for n in names if not is_model_feature(n)]
     record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,
                                  "rest_dev": len(rest)}
-    if kind == "binary" and rest and len(set(labels)) < 2 and len(with_model) == len(rows):
-        # the unsettled dev items are all one class: a constant is no rule; the model answers them
+    if kind == "binary" and rest and len(set(labels)) < 2:
+        # the unsettled dev items are all one class: a constant is no rule (it would decide them
+        # unread); the model answers them, read as p_yes >= 0.5 (no answers are needed to fit that)
         rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id)
         return rule, {**record, "features": "main (the unsettled dev items are all one class)"}
     if not rest or not names:
