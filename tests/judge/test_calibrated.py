@@ -77,9 +77,9 @@ def test_rules_combine_named_features_and_apply_threshold_or_clip():
     assert default.apply(features(raw({"p_yes": 0.5}))) == 1.0
     rule = RuleFit("binary", weights={"main": 1.0, "check1": -2.0}, bias=0.5, threshold=0.0)
     assert rule.apply({"main": 0.2, "check1": 0.3}) == 1.0 and rule.apply({"main": 0.2, "check1": 0.4}) == 0.0
-    line = RuleFit("scale", weights={"main": 1.0, "g:length": 2.0}, bias=-1.0)
-    assert line.apply({"main": 3.0, "g:length": 0.5}) == 3.0
-    assert line.apply({"main": 5.0, "g:length": 1.0}) == 5.0 and line.apply({"main": 1.0}) == 1.0
+    line = RuleFit("scale", weights={"main": 1.0, "g:recall": 2.0}, bias=-1.0)
+    assert line.apply({"main": 3.0, "g:recall": 0.5}) == 3.0
+    assert line.apply({"main": 5.0, "g:recall": 1.0}) == 5.0 and line.apply({"main": 1.0}) == 1.0
     assert line.checks_used(3) == [] and RuleFit("binary", weights={"main": 1, "check2": 1}).checks_used(3) == [1]
 
 
@@ -87,9 +87,9 @@ def test_a_settling_rule_takes_the_graders_verdict_and_a_grader_only_rule_needs_
     settle = RuleFit("binary", weights={"main": 1.0}, settle=True)
     assert settle.decide(None, Evidence("g@1", 0.0, {})) == 0.0
     assert settle.decide(raw({"p_yes": 0.9}), Evidence("g@1", None, {})) == 1.0  # undecided: the rule
-    grader_only = RuleFit("scale", weights={"g:length": 2.0}, bias=1.0)
+    grader_only = RuleFit("scale", weights={"g:recall": 2.0}, bias=1.0)
     assert not grader_only.needs_model
-    assert grader_only.decide(None, Evidence("g@1", None, {"length": 1.0})) == 3.0
+    assert grader_only.decide(None, Evidence("g@1", None, {"recall": 1.0})) == 3.0
 
 
 def test_calibration_json_round_trip_and_errors(tmp_path):
@@ -257,7 +257,8 @@ async def test_a_run_asks_only_the_checks_its_rule_weighs(tmp_path):
 
 async def test_calibrated_judge_reports_unparseable_once_without_retrying(tmp_path):
     llm = TokenLLM(lp(The=0.99, yes=0.005, no=0.005))
-    judge = CalibratedJudge(llm, shipped_calibration(), cache=ResultCache(tmp_path / "c.sqlite"), backoff=0)
+    unfitted = Calibration("cal-t", "tiny", {})  # every family's default rule: the model's main answer
+    judge = CalibratedJudge(llm, unfitted, cache=ResultCache(tmp_path / "c.sqlite"), backoff=0)
     v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1")
     assert v.value is None and v.error == "judge_unparseable"
     assert len(llm.calls) == 1 and "top_logprobs" in v.trace.raw  # stops at the first unparseable answer
@@ -274,14 +275,14 @@ def test_shipped_calibration_is_fitted_for_every_family_of_the_set():
 async def test_a_settled_or_grader_only_item_costs_no_model_call(tmp_path):
     llm = TokenLLM(lp(yes=0.9, no=0.1))
     cal = Calibration("cal-r", "tiny", {"reasoning_binary_en": RuleFit("binary", settle=True),
-                                        "single_round_en": RuleFit("scale", {"g:length": 2.0}, bias=1.0)})
+                                        "single_round_en": RuleFit("scale", {"g:recall": 2.0}, bias=1.0)})
     judge = CalibratedJudge(llm, cal, cache=ResultCache(tmp_path / "c.sqlite"))
     fields = {"question": "2+2?", "reference": "4", "reply": "five"}
     v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1",
                              evidence=Evidence("answers@1", 0.0, {}, "number 5 vs 4"))
     assert v.value == 0.0 and llm.calls == [] and json.loads(v.trace.raw)["settled"] is True
     v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1",
-                             evidence=Evidence("cues@1", None, {"length": 1.5}))
+                             evidence=Evidence("cues@1", None, {"recall": 1.5}))
     assert v.value == 4.0 and llm.calls == []
     # undecided: the model is asked and its answer combined with the evidence
     v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-2",

@@ -261,6 +261,8 @@ def test_the_shipped_check_belongs_to_the_shipped_fit_set_and_rubrics():
     assert check["calibration_set"] == judge_check.set_fingerprint()
     for fam, fig in check["families"].items():
         assert set(fig["rubrics"].values()) <= judge_check._current_hashes(fam), fam
+        # validated means both bars: a family validated without stress figures would be a bug
+        assert not fig["validated"] or (fig["agreement_validated"] and fig["stress"]["passed"]), fam
         assert fig["n"] >= 50 and (fig["kappa_ci95"] if fig["kind"] == "binary" else fig["spearman_ci95"]), fam
 
 
@@ -276,5 +278,5 @@ async def test_the_shipped_check_is_reproduced_from_the_recorded_answers_without
         outcomes = await judge_check.judge_items(judge, items, concurrency=4, answers=answers)
         assert all(o.error is None for o in outcomes)
         fig = family_figures(rubrics.load(items[0].rubric).kind, outcomes)
-        for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "validated", "model_calls"):
+        for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "agreement_validated", "model_calls"):
             assert fig.get(key) == shipped[family].get(key), (family, key)
