@@ -228,8 +228,12 @@ def _validity(system: str) -> dict[str, Any]:
         "judge": "qwen2.5-1.5b+cal-test@127.0.0.1", "checked_at": "2026-12-01T00:00:00+00:00",
         "families": {
             "safety_en": {"n": 140, "kappa": 0.71, "kappa_ci95": [0.6, 0.8], "bias": 3.0, "validated": True,
-                          "status": "validated", "by_source": {"llama-omni": {"n": 60, "kappa": 0.65},
-                                                               "authored": {"n": 80, "kappa": 0.75}}},
+                          "agreement_validated": True, "status": "validated",
+                          "stress": {"passed": True, "why": "every transformation within its bar", "transformations": {
+                              "padding": {"n": 140, "value": -1.4, "ci95": [-4.0, 1.2], "bar": 5.0, "passed": True},
+                              "off_topic": {"n": 140, "value": 6.4, "ci95": [2.9, 10.0], "bar": 10.0,
+                                            "passed": True}}},
+                          "by_source": {"llama-omni": {"n": 60, "kappa": 0.65}, "authored": {"n": 80, "kappa": 0.75}}},
             "creativity_en": {"n": 30, "spearman": 0.31, "mean_diff": 0.2, "validated": False,
                               "status": "below the bar", "criterion": "rho 0.31 (>= 0.5)"},
         },

@@ -163,6 +163,21 @@ def _check_figure(fig: dict[str, Any]) -> str:
     return f"{sym} {fig[stat]}{interval}, {tail}"
 
 
+def _stress_figure(fig: dict[str, Any]) -> str:
+    """A family's stress-suite figures: "passed: padding +0.03 [-0.02, 0.07], off_topic 1.84 [...]"."""
+    stress = fig.get("stress")
+    if not stress:
+        return "not run"
+    parts = []
+    for name, t in stress.get("transformations", {}).items():
+        if t.get("value") is None:
+            continue
+        ci = t.get("ci95")
+        mark = "" if t.get("passed") else " ✗" if t.get("passed") is False else " (few)"
+        parts.append(f"{name} {t['value']:+.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + mark)
+    return ("passed: " if stress.get("passed") else "failed: ") + ", ".join(parts)
+
+
 def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     """Per run of ``lang``: its judge, the latest judge-check figures of the rubric families it
     used, the subsets whose judged numbers are not validated, and the same-model warning."""
@@ -176,6 +191,7 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
         families = []
         for fam, fig in sorted(v.families.items()):
             families.append({"family": fam, "status": fig.get("status", ""), "figure": _check_figure(fig),
+                             "stress": _stress_figure(fig),
                              "n": fig.get("n"), "validated": bool(fig.get("validated")),
                              "sources": ", ".join(f"{src} {f.get('kappa', f.get('spearman'))} (n {f['n']})"
                                                   for src, f in fig.get("by_source", {}).items())})
