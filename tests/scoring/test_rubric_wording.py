@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from wording_runs import copied_runs, run_hashes
 
-from vocalbench.scoring import rubrics
+from vocalbench.judge import rubrics
 
 FINGERPRINT = set((Path(__file__).parent / "data" / "official_prompt_runs.txt").read_text().split())
 
