@@ -102,6 +102,7 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
                 "ci": None if ci is None or v is None else f"[{fmt(d, ci[0])}, {fmt(d, ci[1])}]",
                 "sort": "" if v is None else repr(float(v)), "unscored": unscored,
                 "incomplete": incomplete, "missing": v is None,
+                "unvalidated": d in r.summary.meta.unvalidated_dimensions,
             })
         partial = ov.partial or None
         value = ov.value
@@ -125,6 +126,9 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
             "overall_text": o_text, "overall_sort": o_sort, "partial": value is None and bool(partial),
             "overall_ci": None if oci is None else f"[{oci[0]:.2f}, {oci[1]:.2f}]",
             "overall_missing": list(ov.missing),
+            "overall_unvalidated": list(ov.unvalidated),
+            "overall_with_unvalidated": None if ov.with_unvalidated is None else
+            f"{float(ov.with_unvalidated.value):.1f} of {float(ov.with_unvalidated.max):.0f}",
             "version": ov.version or r.protocol,
             "cells": cells, "unscored_total": sum(row.unscored for row in subsets.values()),
             "system_errors": sum(row.system_errors for row in subsets.values()),

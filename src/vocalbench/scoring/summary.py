@@ -27,7 +27,7 @@ from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.dimensions import ROWS
+from vocalbench.scoring.dimensions import ROWS, subsets_of
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 
@@ -71,6 +71,10 @@ class Overall(_Part):
     missing: list[str] = []
     partial: Partial | None = None
     note: str | None = None  # only where the version is not defined for the language
+    # terms judged by a judge not validated for their rubric family: left out of ``partial``;
+    # ``with_unvalidated`` is the sum with them, shown beside it and marked
+    unvalidated: list[str] = []
+    with_unvalidated: Partial | None = None
 
     def shown(self) -> tuple[float | None, bool]:
         """(the overall, or else its partial sum; whether it is the partial one)."""
@@ -109,6 +113,7 @@ class Meta(_Part):
     vocalbench: str = ""
     schema_: int = Field(default=0, alias="schema")
     incomplete_dimensions: list[str] = []
+    unvalidated_dimensions: list[str] = []  # judged by a judge not validated for their rubric family
     not_scored: list[str] = []
     scoring_seconds: float | None = None
 
@@ -212,6 +217,16 @@ def judge_provenance(cfg: RunConfig, judge: JudgeState, store: RunStore | None) 
     return JudgeValidity.model_validate(out)
 
 
+def unvalidated_dimensions(cfg: RunConfig, validity: JudgeValidity | None,
+                           dimensions: dict[str, Number | None]) -> list[str]:
+    """Dimensions built from a subset whose judged numbers are not validated (none for the paper's
+    judge, which defines the benchmark's numbers rather than approximating them)."""
+    if validity is None or not validity.unvalidated_subsets or is_paper("judge", str(cfg.judge)):
+        return []
+    return [d for d, v in dimensions.items()
+            if v is not None and any(s in validity.unvalidated_subsets for s in subsets_of(d, cfg.lang))]
+
+
 def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: RunStore | None = None,
                   components_used: dict[str, str] | None = None, judge: JudgeState | None = None,
                   not_scored: list[str] | None = None, imported_transcripts: int = 0,
@@ -231,14 +246,17 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     validity = judge_provenance(cfg, judge, store)
     if validity is not None:
         prov.judge_validity = validity
+    unvalidated = unvalidated_dimensions(cfg, validity, dims.values)
     meta = Meta.model_validate({"vocalbench": __version__, "schema": SCHEMA_VERSION,
                                 "incomplete_dimensions": sorted(dims.incomplete), "not_scored": sorted(not_scored or [])})
+    if unvalidated:
+        meta.unvalidated_dimensions = unvalidated
     if seconds is not None:
         meta.scoring_seconds = round(seconds, 3)
     return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system,
                    subsets={n: subset_row(results[n], (decided_by or {}).get(n)) for n in names}, dimensions=dims.values,
                    overall=Overall.model_validate(overall_result(dims.values, cfg.protocol, dims.incomplete,
-                                                                 lang=cfg.lang)),
+                                                                 lang=cfg.lang, unvalidated=unvalidated)),
                    provenance=prov, meta=meta)
 
 
