@@ -25,7 +25,7 @@ def _viewer_data(out: Path) -> dict[str, Any]:
 
 def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    res = write_report(list(two_runs), out, n_boot=200)
+    res = write_report(list(two_runs), out)
     names = {p.name for p in res.files}
     assert {"leaderboard.html", "viewer.html", "dimensions_en.svg", "robustness_en.svg", "latency_en.svg",
             "quality_latency_en.svg", "categories_knowledge_en.svg"} <= names
@@ -115,7 +115,7 @@ def test_missing_dimensions_one_language_and_unscored(run_factory: Any, tmp_path
     partial = run_factory(tmp_path / "partial", system="half", subsets=("knowledge", "single_round"))
     unscored = run_factory(tmp_path / "uns", system="no-judge", unscored_subsets=("creativity", "emotion"))
     out = tmp_path / "rep"
-    res = write_report([partial, unscored], out, n_boot=100)
+    res = write_report([partial, unscored], out)
     html = (out / "leaderboard.html").read_text()
     assert "No runs given for: Mandarin" in html
     assert "41.2 of 80" in html  # partial overall shown as partial, never as a comparable number
@@ -137,7 +137,7 @@ def test_summary_only_run_and_parent_folder(run_factory: Any, tmp_path: Path) ->
     run_factory(both / "zh", lang="zh", system="bi", subsets=("reasoning",), xss=False)
     assert [p.name for p in language_folders([both])] == ["en", "zh"]
     out = tmp_path / "rep"
-    write_report([only, both], out, n_boot=50)
+    write_report([only, both], out)
     html = (out / "leaderboard.html").read_text()
     assert "sum-only [en]" in html and "bi [zh]" in html and 'id="board-zh"' in html
     assert "sum-only [en]: the store" not in html  # no store: nothing to say about per-sample scores
@@ -145,7 +145,7 @@ def test_summary_only_run_and_parent_folder(run_factory: Any, tmp_path: Path) ->
 
 def test_report_command(two_runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cli"
-    assert main(["report", str(two_runs[0]), "--out", str(out), "--n-boot", "50"]) == 0
+    assert main(["report", str(two_runs[0]), "--out", str(out), ]) == 0
     assert "leaderboard.html" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "missing"), "--out", str(out)]) == 2
     assert "no such folder" in capsys.readouterr().err

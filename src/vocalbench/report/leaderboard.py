@@ -15,7 +15,7 @@ from typing import Any
 
 from vocalbench.files import write_atomic
 from vocalbench.runner.folder import SUMMARY, RunFolderError
-from vocalbench.scoring.dimensions import DIMENSIONS, ci_row, dimension_order
+from vocalbench.scoring.dimensions import DIMENSIONS, dimension_order
 from vocalbench.scoring.summary import Summary
 
 LABELS = {d.name: d.label for d in DIMENSIONS.values()}
@@ -58,7 +58,7 @@ def dimension_cell(summary: Summary, dim: str) -> str:
         return "–"
     d = _digits(dim)
     cell = fmt(value, d)
-    ci = summary.ci95(ci_row(dim, summary.lang or "en"))
+    ci = summary.dimension_ci(dim)
     if ci is not None:
         cell += f" [{fmt(ci[0], d)}, {fmt(ci[1], d)}]"
     if dim in summary.meta.incomplete_dimensions:
@@ -69,7 +69,8 @@ def dimension_cell(summary: Summary, dim: str) -> str:
 def overall_cell(summary: Summary) -> str:
     o = summary.overall
     if o.value is not None:
-        return f"**{o.value:.3f}**"
+        ci = summary.overall_ci()
+        return f"**{o.value:.3f}**" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci is not None else "")
     if o.partial:
         return f"partial {o.partial.value:.2f}/{o.partial.max:.0f}"
     return "–"
