@@ -88,8 +88,8 @@ def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
         for d in dimensions.shown(lang):
             v = dims.get(d)
             ci = r.summary.dimension_ci(d) if v is not None else None
-            if v is not None and ci is None:
-                no_ci.append(label(d))
+            if v is not None and ci is None and dimensions.ci_row(d, lang) is None:
+                no_ci.append(label(d))  # a summary.json written before scoring wrote meta.dimension_ci95
             unscored = _dimension_unscored(r, d)
             incomplete = [s for s in dimensions.subsets_of(d, lang) if s in subsets and not subsets[s].complete]
             cells.append({
@@ -108,7 +108,7 @@ def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
             o_text, o_sort = "—", ""
         oci = r.summary.overall_ci() if value is not None else None
         if value is not None and oci is None:
-            no_ci.append("Overall")
+            no_ci.append("Overall")  # likewise before overall.ci95
         rows.append({
             "label": r.label, "system": r.system, "path": str(r.path),
             "comparable": prov.leaderboard_comparable,
@@ -408,7 +408,7 @@ def _write_site(runs: list[RunData], out: Path) -> ReportResult:
                 {"dim": d, "label": label(d)} for d in dimensions.shown(lang)],
             "notes": missing_notes(runs, lang) + plot_missing + [
                 f"{r['label']}: summary.json carries no 95 % CI for {', '.join(r['no_ci'])} (written before "
-                "scoring wrote them: score the run again for them); the values are shown without one"
+                "scoring wrote them; score the run again for them): shown without one"
                 for r in rows if r["no_ci"]],
             "plots": plots,
         })
