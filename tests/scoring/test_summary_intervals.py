@@ -74,7 +74,7 @@ def test_zh_knowledge_interval_written_by_score(shared: Path, tmp_path: Path) ->
     assert cli("score", str(run), "--judge", "none", "--quiet") == 0
     s = Summary.load(run / "summary.json")
     got = s.meta.dimension_ci95["knowledge"]
-    point, (lo, hi) = load_run(run).intervals(1000, 0)["dimension:knowledge"]
+    point, (lo, hi) = graph.intervals(load_run(run).graph, 1000, 0)["dimension:knowledge"]
     assert point == pytest.approx(s.dimensions["knowledge"], abs=1e-3)
     assert got == [round(lo, 4), round(hi, 4)] and lo < point < hi
     assert s.dimension_ci("knowledge") == (got[0], got[1])
