@@ -69,8 +69,7 @@ def dimension_cell(summary: Summary, dim: str) -> str:
 def overall_cell(summary: Summary) -> str:
     o = summary.overall
     if o.value is not None:
-        ci = summary.overall_ci()
-        return f"**{o.value:.3f}**" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci is not None else "")
+        return f"**{o.value:.3f}**"
     if o.partial:
         return f"partial {o.partial.value:.2f}/{o.partial.max:.0f}"
     return "–"
@@ -97,7 +96,9 @@ def markdown(runs: list[tuple[Path, Summary]]) -> str:
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         ranked = sorted(group, key=lambda x: -(x[1].overall.shown()[0] or 0))
         for d, s in ranked:
-            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims), overall_cell(s)]
+            oci = s.overall_ci()  # overall.ci95, where scoring wrote one
+            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims),
+                     overall_cell(s) + (f" [{oci[0]:.2f}, {oci[1]:.2f}]" if oci is not None else "")]
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", ("Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
                        "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "

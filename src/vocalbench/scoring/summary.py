@@ -28,9 +28,10 @@ from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.records import Score
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
+from vocalbench.scoring import dimensions as recipes
 from vocalbench.scoring import graph
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.dimensions import ROWS, ci_row
+from vocalbench.scoring.dimensions import ROWS
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 from vocalbench.scoring.stats import DEFAULT_RESAMPLES
@@ -75,8 +76,8 @@ class Overall(_Part):
     value: Number | None = None
     missing: list[str] = []
     partial: Partial | None = None
-    note: str | None = None  # only where the version is not defined for the language
     ci95: list[Number] | None = None  # only when scoring computed it (add_intervals)
+    note: str | None = None  # only where the version is not defined for the language
 
     def shown(self) -> tuple[float | None, bool]:
         """(the overall, or else its partial sum; whether it is the partial one)."""
@@ -115,11 +116,11 @@ class Meta(_Part):
     vocalbench: str = ""
     schema_: int = Field(default=0, alias="schema")
     incomplete_dimensions: list[str] = []
+    not_scored: list[str] = []
+    scoring_seconds: float | None = None
     # 95 % CIs of the dimensions no single subsets row carries (a mean of subsets, a preserve rate);
     # only when scoring computed them (add_intervals)
     dimension_ci95: dict[str, list[Number]] = {}
-    not_scored: list[str] = []
-    scoring_seconds: float | None = None
 
 
 class Summary(_Part):
@@ -168,7 +169,7 @@ class Summary(_Part):
         got = self.meta.dimension_ci95.get(dim)
         if got:
             return float(got[0]), float(got[1])
-        return self.ci95(ci_row(dim, self.lang or "en"))
+        return self.ci95(recipes.ci_row(dim, self.lang or "en"))
 
     def overall_ci(self) -> tuple[float, float] | None:
         """The overall's 95 % CI as written (``overall.ci95``; None without one)."""
@@ -300,7 +301,7 @@ def add_intervals(summary: Summary, store: RunStore, evaluators: Sequence[tuple[
         return [round(got[1][0], 4), round(got[1][1], 4)]
 
     dims = {d: ci for d, v in summary.dimensions.items()
-            if ci_row(d, summary.lang) is None and (ci := checked(f"dimension:{d}", v)) is not None}
+            if recipes.ci_row(d, summary.lang) is None and (ci := checked(f"dimension:{d}", v)) is not None}
     if dims:
         summary.meta.dimension_ci95 = dims
     overall = checked("overall", summary.overall.value)
