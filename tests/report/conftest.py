@@ -56,6 +56,7 @@ def make_run(
     comparable: bool = False,
     xss: bool = True,
     robust_levels: dict[str, list[str]] | None = None,
+    intervals: bool = True,
 ) -> Path:
     """A scored language run folder with audio, replies, scores and a summary.json.
 
@@ -211,8 +212,16 @@ def make_run(
         overall["value"] = 61.234
     else:
         overall["partial"] = {"value": 41.2, "max": 80.0}
+    meta: dict[str, Any] = {}
+    if intervals:  # hand-set CIs (what scoring writes), so a report that recomputes them shows
+        if "knowledge" in subs:
+            subs["knowledge"]["ci95"] = [70.25, 84.75]
+        if pr is not None:
+            subs["robust"]["ci95"] = [80.5, 89.5]
+        if overall["value"] is not None:
+            overall["ci95"] = [58.5, 63.75]
     summary = {"lang": lang, "protocol": "v2", "system": system, "subsets": subs, "dimensions": dims,
-               "overall": overall,
+               "overall": overall, "meta": meta,
                "provenance": {"asr": "whisper-base", "mos": "distillmos", "emotion": "none",
                               "judge": "qwen2.5-1.5b+cal-test@127.0.0.1", "leaderboard_comparable": comparable,
                               "judge_validity": _validity(system)}}

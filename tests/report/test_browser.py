@@ -31,7 +31,7 @@ def report(tmp_path_factory: pytest.TempPathFactory, two_runs: tuple[Path, Path]
     base = tmp_path_factory.mktemp("browser")
     evil = run_factory(base / "evil", system=EVIL_SYSTEM, acc=0.3, seed=9, subsets=("knowledge",))
     out = base / "report"
-    write_report([*two_runs, evil], out, n_boot=100)
+    write_report([*two_runs, evil], out)
     return out
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from vocalbench.files import write_atomic
 from vocalbench.runner.folder import SUMMARY, RunFolderError
-from vocalbench.scoring.dimensions import DIMENSIONS, ci_row, dimension_order
+from vocalbench.scoring.dimensions import DIMENSIONS, dimension_order
 from vocalbench.scoring.summary import Summary
 
 LABELS = {d.name: d.label for d in DIMENSIONS.values()}
@@ -62,7 +62,7 @@ def dimension_cell(summary: Summary, dim: str) -> str:
         return "–"
     d = _digits(dim)
     cell = fmt(value, d)
-    ci = summary.ci95(ci_row(dim, summary.lang or "en"))
+    ci = summary.dimension_ci(dim)
     if ci is not None:
         cell += f" [{fmt(ci[0], d)}, {fmt(ci[1], d)}]"
     if dim in summary.meta.incomplete_dimensions:
@@ -103,7 +103,9 @@ def markdown(runs: list[tuple[Path, Summary]]) -> str:
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         ranked = sorted(group, key=lambda x: -(x[1].overall.shown()[0] or 0))
         for d, s in ranked:
-            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims), overall_cell(s)]
+            oci = s.overall_ci()  # overall.ci95, where scoring wrote one
+            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims),
+                     overall_cell(s) + (f" [{oci[0]:.2f}, {oci[1]:.2f}]" if oci is not None else "")]
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", ("Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
                        "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "
