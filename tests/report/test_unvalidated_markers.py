@@ -50,7 +50,7 @@ def test_markers_in_markdown_console_and_html(run_factory: Any, tmp_path: Path) 
     assert not knowledge.endswith(UNVALIDATED)  # a rule-scored dimension carries no marker
 
     out = tmp_path / "rep"
-    write_report([marked, plain], out, n_boot=50)
+    write_report([marked, plain], out)
     html = (out / "leaderboard.html").read_text()
     assert html.count('title="judged by a judge not validated for this rubric family: not a measurement">§') == 2
     assert "61.2 of 100 with unvalidated §" in html and "50.1 of 80" in html
