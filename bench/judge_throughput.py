@@ -10,7 +10,10 @@ after another judge asked the same prompt would find it in llama.cpp's prefix ca
   mapped by the default rule (what the judge did before rules came first, without its checks);
 - ``local-json`` (``--json``): the model writing a JSON verdict.
 
-    python bench/judge_throughput.py [--k 3] [--json] [--families LIST]
+    python bench/judge_throughput.py [--k 3] [--json] [--families LIST] [--judges LIST]
+
+``--judges "rules first"`` times the rules-first judge alone (to compare two versions of it, run
+this in each checkout: issue 27 measured the judge before and after its rules stopped reading length).
 
 Prints per family and judge: verdicts, model calls, seconds per verdict, and the ratio to
 ``model every item``. Needs the local llama.cpp server (started on first use).
@@ -28,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 
-async def measure(k: int, with_json: bool, families: set[str] | None) -> None:
+async def measure(k: int, with_json: bool, families: set[str] | None, only: list[str] | None = None) -> None:
     from vocalbench.components.cache import ResultCache
     from vocalbench.judge import graders, rubrics
     from vocalbench.judge.calibration import load_items
@@ -40,6 +43,7 @@ async def measure(k: int, with_json: bool, families: set[str] | None) -> None:
             if len(picked.setdefault(item.family, [])) < k:
                 picked[item.family].append(item)
     names = ["rules first", "model every item", *(["local-json"] if with_json else [])]
+    names = [n for n in names if only is None or n in only]
     seconds: dict[tuple[str, str], list[float]] = {}
     calls: dict[tuple[str, str], int] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -78,11 +82,13 @@ async def measure(k: int, with_json: bool, families: set[str] | None) -> None:
         for n in names:
             totals[n] += seconds[(fam, n)]
             cells.append(f"{statistics.mean(seconds[(fam, n)]):.2f} ({calls[(fam, n)]})")
-        ratio = statistics.mean(seconds[(fam, names[0])]) / statistics.mean(seconds[(fam, names[1])])
-        print(f"| {fam} | " + " | ".join(cells) + f" | {ratio:.2f} |")
+        base = statistics.mean(seconds[(fam, names[1])]) if len(names) > 1 else 0.0
+        ratio = f"{statistics.mean(seconds[(fam, names[0])]) / base:.2f}" if base > 0 else "-"
+        print(f"| {fam} | " + " | ".join(cells) + f" | {ratio} |")
     means = {n: statistics.mean(v) for n, v in totals.items()}
+    ratio = f"{means[names[0]] / means[names[1]]:.2f}" if len(names) > 1 and means[names[1]] > 0 else "-"
     print("| **all** | " + " | ".join(f"{means[n]:.2f} ({sum(c for (f, m), c in calls.items() if m == n)})"
-                                     for n in names) + f" | {means[names[0]] / means[names[1]]:.2f} |")
+                                     for n in names) + f" | {ratio} |")
 
 
 def main() -> None:
@@ -90,9 +96,11 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=3, help="test items per rubric family (default 3)")
     ap.add_argument("--json", action="store_true", help="also the JSON-writing judge (local-json)")
     ap.add_argument("--families", help="comma-separated rubric families (default: all)")
+    ap.add_argument("--judges", help='comma-separated judges to time (default all: "rules first,model every item")')
     args = ap.parse_args()
     families = {f.strip() for f in args.families.split(",")} if args.families else None
-    asyncio.run(measure(args.k, args.json, families))
+    only = [j.strip() for j in args.judges.split(",")] if args.judges else None
+    asyncio.run(measure(args.k, args.json, families, only))
 
 
 if __name__ == "__main__":

@@ -345,8 +345,6 @@ CASES: list[Case] = [
         {**json.loads((w.run / "config.json").read_text()), "colour": "red"})), ["score", str(w.run)])[1],
          "unknown key(s) colour"),
     Case("compare-missing-run", lambda w: ["compare", str(w.run), str(w.tmp / "nowhere")], "no such folder"),
-    Case("report-negative-n-boot", lambda w: ["report", str(w.run), "--out", str(w.new("r")), "--n-boot", "-1"],
-         "--n-boot"),
     # 9. releases checked before anything is generated; validate and run agree
     Case("release-unknown-subset-file", lambda w: w.gen(_extra_file(w, "extra.json"), w.new("x")),
          "unknown subset file 'extra.json'"),

@@ -115,3 +115,21 @@ def test_zh_run_with_one_knowledge_set_has_no_partial() -> None:
     assert dims.incomplete == {"knowledge"}
     res = overall_result(dims.values, incomplete=dims.incomplete, lang="zh")
     assert res["value"] is None and res["partial"] is None and "knowledge" in res["missing"]
+
+
+def test_unvalidated_terms_leave_the_partial_sum() -> None:
+    """A term judged by a judge not validated for its family is no measurement: the overall is not
+    given, the partial sum adds the validated terms only, and the sum with it is shown beside."""
+    res = overall_result(VOCALNET2_8B, "v2", unvalidated={"safety", "instruction_following"})
+    safety, following = 0.1 * VOCALNET2_8B["safety"], 0.1 * VOCALNET2_8B["instruction_following"]
+    assert res["value"] is None and res["missing"] == []
+    assert res["unvalidated"] == ["instruction_following", "safety"]
+    assert res["partial"] == {"value": pytest.approx(76.634 - safety - following, abs=1e-3), "max": 80}
+    assert res["with_unvalidated"] == {"value": 76.634, "max": 100}
+    both = overall_result({**VOCALNET2_8B, "empathy": None}, "v2", unvalidated={"safety", "empathy"})
+    assert both["missing"] == ["empathy"] and both["unvalidated"] == ["safety"]  # missing wins over unvalidated
+    assert both["partial"]["max"] == 80 and both["with_unvalidated"]["max"] == 90
+    clarity = overall_result({**{k: v for k, v in VOCALNET2_8B.items() if k != "wer"}, "per": 4.005}, "v2",
+                             lang="zh", unvalidated={"per"})
+    assert clarity["unvalidated"] == ["per"] and clarity["partial"]["max"] == 90
+    assert overall_result(VOCALNET2_8B, "v2", unvalidated={"multi_round"})["value"] == 76.634  # no overall term

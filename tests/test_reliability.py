@@ -630,7 +630,7 @@ def test_a_failed_report_keeps_the_previous_one_and_a_killed_ones_leftovers_go(t
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(report / "viewer.html"))
 
     monkeypatch.setattr(site, "viewer_data", full)
-    assert main(["report", str(run), "--out", str(report), "--quiet", "--n-boot", "10"]) == 2
+    assert main(["report", str(run), "--out", str(report), "--quiet"]) == 2
     line = _one_error_line(capsys.readouterr().err)
     assert "No space left" in line and "re-run the same command" in line
     assert {p.relative_to(report): p.read_bytes() for p in report.rglob("*") if p.is_file()} == before

@@ -129,6 +129,12 @@ def load(path: str | Path, sample_rate: int | None = None, min_seconds: float = 
     return np.ascontiguousarray(mono, dtype=np.float32), int(sr)
 
 
+def prepare_resampling() -> None:
+    """Import the resampler now (scipy.signal takes seconds to import on a busy machine), so the
+    first request of a timed stream is not charged for it."""
+    import scipy.signal  # noqa: F401
+
+
 def resample(x: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
     """Polyphase resampling (scipy), exact for integer ratios."""
     from math import gcd

@@ -78,9 +78,9 @@ def test_rules_combine_named_features_and_apply_threshold_or_clip():
     assert default.apply(features(raw({"p_yes": 0.5}))) == 1.0
     rule = RuleFit("binary", weights={"main": 1.0, "check1": -2.0}, bias=0.5, threshold=0.0)
     assert rule.apply({"main": 0.2, "check1": 0.3}) == 1.0 and rule.apply({"main": 0.2, "check1": 0.4}) == 0.0
-    line = RuleFit("scale", weights={"main": 1.0, "g:length": 2.0}, bias=-1.0)
-    assert line.apply({"main": 3.0, "g:length": 0.5}) == 3.0
-    assert line.apply({"main": 5.0, "g:length": 1.0}) == 5.0 and line.apply({"main": 1.0}) == 1.0
+    line = RuleFit("scale", weights={"main": 1.0, "g:recall": 2.0}, bias=-1.0)
+    assert line.apply({"main": 3.0, "g:recall": 0.5}) == 3.0
+    assert line.apply({"main": 5.0, "g:recall": 1.0}) == 5.0 and line.apply({"main": 1.0}) == 1.0
     assert line.checks_used(3) == [] and RuleFit("binary", weights={"main": 1, "check2": 1}).checks_used(3) == [1]
 
 
@@ -88,9 +88,9 @@ def test_a_settling_rule_takes_the_graders_verdict_and_a_grader_only_rule_needs_
     settle = RuleFit("binary", weights={"main": 1.0}, settle=True)
     assert settle.decide(None, Evidence("g@1", 0.0, {})) == 0.0
     assert settle.decide(raw({"p_yes": 0.9}), Evidence("g@1", None, {})) == 1.0  # undecided: the rule
-    grader_only = RuleFit("scale", weights={"g:length": 2.0}, bias=1.0)
+    grader_only = RuleFit("scale", weights={"g:recall": 2.0}, bias=1.0)
     assert not grader_only.needs_model
-    assert grader_only.decide(None, Evidence("g@1", None, {"length": 1.0})) == 3.0
+    assert grader_only.decide(None, Evidence("g@1", None, {"recall": 1.0})) == 3.0
 
 
 def test_calibration_json_round_trip_and_errors(tmp_path):
@@ -149,6 +149,29 @@ def test_fit_family_prefers_the_grader_alone_when_it_predicts_as_well_as_the_mod
     items = [dev(float(i % 2), 0.1 + 0.8 * (i % 2), None, q=i, recall=0.5) for i in range(40)]
     rule, _ = fit_family(items)
     assert rule.needs_model
+
+
+def test_unsettled_items_of_one_class_go_to_the_model_not_to_a_constant():
+    """reasoning_binary_zh before issue 27: every dev item the grader left open was wrong, so the
+    fitted rule said "wrong" for every open item without reading it. Now the model answers them."""
+    settled = [dev(float(i % 2), 0.5, float(i % 2), q=i) for i in range(12)]
+    open_wrong = [dev(0.0, 0.1 * (i % 5), None, q=100 + i, recall=0.2) for i in range(18)]
+    rule, record = fit_family(settled + open_wrong)
+    assert rule.settle and rule.needs_model and dict(rule.weights) == {"main": 1.0}
+    assert "one class" in str(record["features"])
+    assert rule.decide(raw({"p_yes": 0.97}), Evidence("g@1", None, {})) == 1.0
+    # also without the model's answers (judge-fit --no-model): a constant is never the rule
+    no_model = [dev(0.0, None, None, q=100 + i, recall=0.2) for i in range(18)]
+    rule, _ = fit_family(settled + no_model)
+    assert rule.needs_model and rule.decide(raw({"p_yes": 0.2}), Evidence("g@1", None, {})) == 0.0
+
+
+def test_a_feature_that_speaks_against_a_reply_never_raises_it():
+    # on these dev items "contradicts" happens to go with better labels; the fit may not use that
+    items = [dev(float(1 + i % 5), None, None, kind="scale", q=i, recall=0.2 * (i % 5), contradicts=0.25 * (i % 5))
+             for i in range(40)]
+    rule, _ = fit_family(items)
+    assert rule.weights.get("g:contradicts", 0.0) <= 0.0 and rule.weights["g:recall"] > 0
 
 
 def test_fit_family_scale_is_a_ridge_line():
@@ -235,7 +258,8 @@ async def test_a_run_asks_only_the_checks_its_rule_weighs(tmp_path):
 
 async def test_calibrated_judge_reports_unparseable_once_without_retrying(tmp_path):
     llm = TokenLLM(lp(The=0.99, yes=0.005, no=0.005))
-    judge = CalibratedJudge(llm, shipped_calibration(), cache=ResultCache(tmp_path / "c.sqlite"), backoff=0)
+    unfitted = Calibration("cal-t", "tiny", {})  # every family's default rule: the model's main answer
+    judge = CalibratedJudge(llm, unfitted, cache=ResultCache(tmp_path / "c.sqlite"), backoff=0)
     v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1")
     assert v.value is None and v.error == "judge_unparseable"
     assert len(llm.calls) == 1 and "top_logprobs" in v.trace.raw  # stops at the first unparseable answer
@@ -252,7 +276,7 @@ def test_shipped_calibration_is_fitted_for_every_family_of_the_set():
 async def test_a_settled_or_grader_only_item_costs_no_model_call(tmp_path):
     llm = TokenLLM(lp(yes=0.9, no=0.1))
     cal = Calibration("cal-r", "tiny", {"reasoning_binary_en": RuleFit("binary", settle=True),
-                                        "single_round_en": RuleFit("scale", {"g:length": 2.0}, bias=1.0)})
+                                        "single_round_en": RuleFit("scale", {"g:recall": 2.0}, bias=1.0)})
     judge = CalibratedJudge(llm, cal, cache=ResultCache(tmp_path / "c.sqlite"))
     fields = {"question": "2+2?", "reference": "4", "reply": "five"}
     v = await judge.evaluate(BINARY, fields, subset="reasoning", sample_id="r-1",
@@ -261,7 +285,7 @@ async def test_a_settled_or_grader_only_item_costs_no_model_call(tmp_path):
     # settled by the grader: it, not the model, is the verdict's judge
     assert v.trace is None and v.decided_by == DecidedBy(source="grader", grader="answers@1", note="number 5 vs 4")
     v = await judge.evaluate(SCALE, {"question": "q", "reply": "r"}, subset="single_round", sample_id="s-1",
-                             evidence=Evidence("cues@1", None, {"length": 1.5}))
+                             evidence=Evidence("cues@1", None, {"recall": 1.5}))
     assert v.value == 4.0 and llm.calls == []
     assert v.trace is None and v.decided_by == DecidedBy(source="rule", grader="cues@1", fit="cal-r", note="")
     # undecided: the model is asked and its answer combined with the evidence

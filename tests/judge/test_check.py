@@ -22,6 +22,7 @@ from vocalbench.judge.check import (
     save_check,
     spearman,
     summarise,
+    with_stress,
 )
 from vocalbench.judge.spec import JudgeSpec
 from vocalbench.scoring import stats
@@ -75,10 +76,14 @@ def test_binary_figures_and_the_validation_bar():
     items = _items("safety_en", 120)
     perfect = [Outcome(i, i.label) for i in items]
     fig = family_figures("binary", perfect)
-    assert fig["kappa"] == 1.0 and fig["bias"] == 0.0 and fig["validated"]
+    assert fig["kappa"] == 1.0 and fig["bias"] == 0.0 and fig["agreement_validated"]
+    assert not fig["validated"]  # the stress suite has not spoken yet
+    assert with_stress(fig, {"passed": True, "why": "ok"})["validated"]
+    failed = with_stress(fig, {"passed": False, "why": "failed: padding"})
+    assert not failed["validated"] and failed["status"] == "fails the stress bar (failed: padding)"
     assert fig["kappa_ci95"] == (1.0, 1.0)
     small = family_figures("binary", perfect[:99])  # at the bar, but too few items to decide
-    assert small["kappa"] == 1.0 and not small["validated"] and "only 99 scored items" in small["criterion"]
+    assert small["kappa"] == 1.0 and not small["agreement_validated"] and "only 99 scored items" in small["criterion"]
     always_yes = [Outcome(i, 1.0) for i in items]
     fig = family_figures("binary", always_yes)
     assert fig["judge_positive_rate"] == 100.0 and not fig["validated"]
@@ -166,7 +171,8 @@ def _report(judge_id: str, family_values: dict[str, float]):
         for k, item in enumerate(_items(fam, 120)):
             value = item.label if k >= flip * 120 else (1 - item.label if item.label in (0, 1) else item.label)
             outcomes.append(Outcome(item, float(value)))
-    return summarise(judge_id, "test", outcomes, 2.0)
+    passed = {"passed": True, "why": "every transformation within its bar", "transformations": {}}
+    return summarise(judge_id, "test", outcomes, 2.0, {fam: passed for fam in family_values})
 
 
 def test_save_check_keeps_the_latest_figures_per_family(tmp_path, monkeypatch):
@@ -175,6 +181,11 @@ def test_save_check_keeps_the_latest_figures_per_family(tmp_path, monkeypatch):
     path = save_check(_report("m+cal-1@127.0.0.1", {"reasoning_binary_en": 0.5}))
     kept = json.loads(path.read_text())
     assert kept["validated"] == ["safety_en"] and kept["not_validated"] == ["reasoning_binary_en"]
+    # a later check without --stress keeps the family's stress figures (same rubrics)
+    plain = _report("m+cal-1@127.0.0.1", {"safety_en": 0.0})
+    del plain["families"]["safety_en"]["stress"]
+    kept = json.loads(save_check(plain).read_text())
+    assert kept["families"]["safety_en"]["stress"]["passed"] and kept["validated"] == ["safety_en"]
 
 
 def test_run_validity_names_unvalidated_subsets(tmp_path, monkeypatch):
@@ -185,7 +196,8 @@ def test_run_validity_names_unvalidated_subsets(tmp_path, monkeypatch):
     assert v.families["safety_en"]["status"] == "validated"
     assert v.families["safety_en"]["kappa_ci95"] == (1.0, 1.0) or v.families["safety_en"]["kappa_ci95"] == [1.0, 1.0]
     assert sum(f["n"] for f in v.families["safety_en"]["by_source"].values()) == 120
-    assert v.families["reasoning_binary_en"]["status"] == "below the bar"
+    assert v.families["reasoning_binary_en"]["status"] == "below the agreement bar"
+    assert v.families["safety_en"]["stress"]["passed"] is True
     assert v.families["reasoning_open_en"]["status"] == "not checked"
     assert set(v.warnings) == {"reasoning"}
     # a rubric edited after the check is no longer covered by it
@@ -230,7 +242,7 @@ def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path,
     assert set(cal.families) == {"reasoning_binary_en", "instruction_repeat_zh"}
     assert all(r.settle and not r.needs_model and r.n_dev > 100 for r in cal.families.values())
     assert main(["judge-check", "--fit", str(fit), "--rubrics", "reasoning_binary_en,instruction_repeat_zh",
-                 "--answers", str(empty), "--out", str(out), "--quiet"]) == 0
+                 "--answers", str(empty), "--out", str(out), "--quiet", "--stress"]) == 0
     report = json.loads(out.read_text())
     assert report["judge"] == f"qwen2.5-1.5b+{cal.version}@127.0.0.1" and report["calls"] == 0
     assert report["by_rule"] == report["n"] > 200
@@ -239,6 +251,7 @@ def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path,
     assert all(sum(f["decided_by"].values()) == f["scored"] for f in report["families"].values())
     fig = report["families"]["instruction_repeat_zh"]
     assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
+    assert fig["stress"]["passed"] and fig["stress"]["transformations"]["padding"]["n"] > 100
     assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}
 
 
@@ -252,6 +265,8 @@ def test_the_shipped_check_belongs_to_the_shipped_fit_set_and_rubrics():
     assert check["calibration_set"] == judge_check.set_fingerprint()
     for fam, fig in check["families"].items():
         assert set(fig["rubrics"].values()) <= judge_check._current_hashes(fam), fam
+        # validated means both bars: a family validated without stress figures would be a bug
+        assert not fig["validated"] or (fig["agreement_validated"] and fig["stress"]["passed"]), fam
         assert fig["n"] >= 50 and (fig["kappa_ci95"] if fig["kind"] == "binary" else fig["spearman_ci95"]), fam
 
 
@@ -267,5 +282,5 @@ async def test_the_shipped_check_is_reproduced_from_the_recorded_answers_without
         outcomes = await judge_check.judge_items(judge, items, concurrency=4, answers=answers)
         assert all(o.error is None for o in outcomes)
         fig = family_figures(rubrics.load(items[0].rubric).kind, outcomes)
-        for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "validated", "model_calls"):
+        for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "agreement_validated", "model_calls"):
             assert fig.get(key) == shipped[family].get(key), (family, key)

@@ -56,6 +56,7 @@ def make_run(
     comparable: bool = False,
     xss: bool = True,
     robust_levels: dict[str, list[str]] | None = None,
+    intervals: bool = True,
 ) -> Path:
     """A scored language run folder with audio, replies, scores and a summary.json.
 
@@ -211,8 +212,16 @@ def make_run(
         overall["value"] = 61.234
     else:
         overall["partial"] = {"value": 41.2, "max": 80.0}
+    meta: dict[str, Any] = {}
+    if intervals:  # hand-set CIs (what scoring writes), so a report that recomputes them shows
+        if "knowledge" in subs:
+            subs["knowledge"]["ci95"] = [70.25, 84.75]
+        if pr is not None:
+            subs["robust"]["ci95"] = [80.5, 89.5]
+        if overall["value"] is not None:
+            overall["ci95"] = [58.5, 63.75]
     summary = {"lang": lang, "protocol": "v2", "system": system, "subsets": subs, "dimensions": dims,
-               "overall": overall,
+               "overall": overall, "meta": meta,
                "provenance": {"asr": "whisper-base", "mos": "distillmos", "emotion": "none",
                               "judge": "qwen2.5-1.5b+cal-test@127.0.0.1", "leaderboard_comparable": comparable,
                               "judge_validity": _validity(system)}}
@@ -228,8 +237,12 @@ def _validity(system: str) -> dict[str, Any]:
         "judge": "qwen2.5-1.5b+cal-test@127.0.0.1", "checked_at": "2026-12-01T00:00:00+00:00",
         "families": {
             "safety_en": {"n": 140, "kappa": 0.71, "kappa_ci95": [0.6, 0.8], "bias": 3.0, "validated": True,
-                          "status": "validated", "by_source": {"llama-omni": {"n": 60, "kappa": 0.65},
-                                                               "authored": {"n": 80, "kappa": 0.75}}},
+                          "agreement_validated": True, "status": "validated",
+                          "stress": {"passed": True, "why": "every transformation within its bar", "transformations": {
+                              "padding": {"n": 140, "value": -1.4, "ci95": [-4.0, 1.2], "bar": 5.0, "passed": True},
+                              "off_topic": {"n": 140, "value": 6.4, "ci95": [2.9, 10.0], "bar": 10.0,
+                                            "passed": True}}},
+                          "by_source": {"llama-omni": {"n": 60, "kappa": 0.65}, "authored": {"n": 80, "kappa": 0.75}}},
             "creativity_en": {"n": 30, "spearman": 0.31, "mean_diff": 0.2, "validated": False,
                               "status": "below the bar", "criterion": "rho 0.31 (>= 0.5)"},
         },

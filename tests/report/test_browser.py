@@ -31,7 +31,7 @@ def report(tmp_path_factory: pytest.TempPathFactory, two_runs: tuple[Path, Path]
     base = tmp_path_factory.mktemp("browser")
     evil = run_factory(base / "evil", system=EVIL_SYSTEM, acc=0.3, seed=9, subsets=("knowledge",))
     out = base / "report"
-    write_report([*two_runs, evil], out, n_boot=100)
+    write_report([*two_runs, evil], out)
     return out
 
 
@@ -87,7 +87,9 @@ def test_leaderboard_shows_judge_validity(page: Any, report: Path) -> None:
     assert alpha.locator("tr.bad td").first.inner_text() == "creativity_en"
     assert alpha.locator("tr.ok td").first.inner_text() == "safety_en"
     cells = alpha.locator("tr.ok td").all_inner_texts()
-    assert cells[2] == "κ 0.71 [0.60, 0.80], bias 3.0 pt" and cells[3] == "llama-omni 0.65 (n 60), authored 0.75 (n 80)"
+    assert cells[2] == "κ 0.71 [0.60, 0.80], bias 3.0 pt" and cells[4] == "llama-omni 0.65 (n 60), authored 0.75 (n 80)"
+    assert cells[3] == "passed: padding -1.40 [-4.00, 1.20], off_topic +6.40 [2.90, 10.00]"
+    assert alpha.locator("tr.bad td").all_inner_texts()[3] == "not run"
     assert alpha.locator(".badge.warn").count() == 0
     cascade = section.filter(has_text="offline-cascade")
     assert "same model as the system under test" in cascade.locator(".badge.warn").inner_text()

@@ -25,7 +25,7 @@ def _viewer_data(out: Path) -> dict[str, Any]:
 
 def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_path: Path) -> None:
     out = tmp_path / "rep"
-    res = write_report(list(two_runs), out, n_boot=200)
+    res = write_report(list(two_runs), out)
     names = {p.name for p in res.files}
     assert {"leaderboard.html", "viewer.html", "dimensions_en.svg", "robustness_en.svg", "latency_en.svg",
             "quality_latency_en.svg", "categories_knowledge_en.svg"} <= names
@@ -39,12 +39,15 @@ def test_full_report_files_values_and_escaping(two_runs: tuple[Path, Path], tmp_
     assert f'{a.dimensions["knowledge"]:.2f}' in html
     assert html.count('class="badge"') == 1  # only the run whose components differ from the paper
     assert "61.234" in html
-    # CIs come from the item-level bootstrap where it reproduces the summary value ...
-    knowledge_cell = re.search(r'data-dim="knowledge"[^>]*>\s*<span class="val">77.50</span>\s*<span class="ci">\[(\S+), (\S+)\]',
-                               html)
-    assert knowledge_cell and float(knowledge_cell.group(1)) < 77.5 < float(knowledge_cell.group(2))
-    # ... and are withheld, with a note, where it does not (the fixture's robust PR is hand-set to 85)
-    assert "no bootstrap CI shown for Robust PR: item scores give" in html
+    # the CIs are summary.json's, exactly: a subset row's, meta.dimension_ci95's, overall.ci95's
+    assert re.search(r'data-dim="knowledge"[^>]*>\s*<span class="val">77.50</span>\s*<span class="ci">\[70.25, 84.75\]',
+                     html)
+    assert re.search(r'data-dim="robust"[^>]*>\s*<span class="val">85.00</span>\s*<span class="ci">\[80.50, 89.50\]',
+                     html)
+    assert "[58.50, 63.75]" in html
+    assert "carries no 95 % CI for" not in html
+    md = (out / "leaderboard.md").read_text()
+    assert "77.50 [70.25, 84.75]" in md and "85.00 [80.50, 89.50]" in md and "**61.234** [58.50, 63.75]" in md
     viewer = (out / "viewer.html").read_text()
     # the untrusted reply only appears JSON-escaped inside the data block
     assert "<script>window.__pwned" not in viewer and "<img src=x" not in viewer
@@ -115,7 +118,7 @@ def test_missing_dimensions_one_language_and_unscored(run_factory: Any, tmp_path
     partial = run_factory(tmp_path / "partial", system="half", subsets=("knowledge", "single_round"))
     unscored = run_factory(tmp_path / "uns", system="no-judge", unscored_subsets=("creativity", "emotion"))
     out = tmp_path / "rep"
-    res = write_report([partial, unscored], out, n_boot=100)
+    res = write_report([partial, unscored], out)
     html = (out / "leaderboard.html").read_text()
     assert "No runs given for: Mandarin" in html
     assert "41.2 of 80" in html  # partial overall shown as partial, never as a comparable number
@@ -137,7 +140,7 @@ def test_summary_only_run_and_parent_folder(run_factory: Any, tmp_path: Path) ->
     run_factory(both / "zh", lang="zh", system="bi", subsets=("reasoning",), xss=False)
     assert [p.name for p in language_folders([both])] == ["en", "zh"]
     out = tmp_path / "rep"
-    write_report([only, both], out, n_boot=50)
+    write_report([only, both], out)
     html = (out / "leaderboard.html").read_text()
     assert "sum-only [en]" in html and "bi [zh]" in html and 'id="board-zh"' in html
     assert "sum-only [en]: the store" not in html  # no store: nothing to say about per-sample scores
@@ -145,7 +148,7 @@ def test_summary_only_run_and_parent_folder(run_factory: Any, tmp_path: Path) ->
 
 def test_report_command(two_runs: tuple[Path, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "cli"
-    assert main(["report", str(two_runs[0]), "--out", str(out), "--n-boot", "50"]) == 0
+    assert main(["report", str(two_runs[0]), "--out", str(out), ]) == 0
     assert "leaderboard.html" in capsys.readouterr().out
     assert main(["report", str(tmp_path / "missing"), "--out", str(out)]) == 2
     assert "no such folder" in capsys.readouterr().err
@@ -160,3 +163,48 @@ def test_the_leaderboard_says_who_decided_the_judged_verdicts(tmp_path: Path) ->
         "safety": {"metric": "refusal_rate", "value": 25.0, "decided_by": {"grader": 3, "rule": 10, "model": 2}}}})
     assert verdict_sources(s) == "safety 3/10/2"
     assert "judged verdicts decided by grader / fitted rule / model: safety 3/10/2" in markdown([(tmp_path, s)])
+
+
+def test_report_bootstraps_nothing(two_runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every resampling of scoring.stats draws through _index_draws or _multinomial_draws: with both
+    raising, the whole report (leaderboard, plots, viewer) is still written."""
+    from vocalbench.scoring import stats
+
+    def no_resampling(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the report resampled")
+
+    monkeypatch.setattr(stats, "_index_draws", no_resampling)
+    monkeypatch.setattr(stats, "_multinomial_draws", no_resampling)
+    with pytest.raises(AssertionError, match="the report resampled"):
+        stats.mean_ci([1.0, 2.0, 3.0])  # the patch does catch a bootstrap
+    res = write_report(list(two_runs), tmp_path / "rep")
+    assert {"leaderboard.html", "viewer.html", "leaderboard.md"} <= {p.name for p in res.files}
+
+
+def test_old_summary_without_intervals_shows_values_without_ci(run_factory: Any, tmp_path: Path) -> None:
+    """A summary.json written before scoring wrote dimension_ci95 / overall.ci95: the values alone, said once."""
+    old = run_factory(tmp_path / "old", system="old-run", intervals=False)
+    out = tmp_path / "rep"
+    write_report([old], out)
+    html = (out / "leaderboard.html").read_text()
+    assert re.search(r'data-dim="robust"[^>]*>\s*<span class="val">85.00</span>\s*</td>', html)
+    assert "61.234" in html and "[58.50" not in html
+    assert html.count("old-run [en]: summary.json carries no 95 % CI for") == 1
+    assert "no 95 % CI for Overall (written before" in html
+
+
+def test_dimension_intervals_come_from_meta(tmp_path: Path) -> None:
+    """A dimension of several subsets (zh knowledge) shows meta.dimension_ci95; one without it, none."""
+    run = tmp_path / "zh"
+    run.mkdir()
+    subsets = {s: {"metric": "accuracy", "value": v, "n": 10, "scored": 10, "ci95": [v - 5, v + 5]}
+               for s, v in (("chinese_knowledge", 60.0), ("foreign_knowledge", 50.0), ("general_knowledge", 40.0))}
+    (run / "summary.json").write_text(json.dumps({
+        "lang": "zh", "system": "kn", "subsets": subsets, "dimensions": {"knowledge": 50.0, "dialect": 30.0},
+        "meta": {"dimension_ci95": {"knowledge": [46.25, 53.75]}}}))
+    out = tmp_path / "rep"
+    write_report([run], out)
+    html = (out / "leaderboard.html").read_text()
+    assert re.search(r'data-dim="knowledge"[^>]*>\s*<span class="val">50.00</span>\s*<span class="ci">\[46.25, 53.75\]',
+                     html)
+    assert "kn [zh]: summary.json carries no 95 % CI for Dialect" in html

@@ -74,17 +74,24 @@ async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():
     from vocalbench.judge.rubrics.record import Evidence
 
     judge = PlanningJudge(build_judge(JudgeSpec("local"), lazy=True))  # starts no server
-    rubric = rubrics.load("single_round_en")
-    v = await judge.evaluate(rubric, {"question": "What is a cat?", "reply": "A small feline."}, subset="single_round",
-                             sample_id="q1")
-    row = judge.rows["single_round"]
-    assert v.value == rubric.hi and (row.verdicts, row.requests) == (1, 1)  # the main question, no checks
-    # an item the family's grader settles costs no request, in the plan as in a run
+    # binary reasoning: the family's rule asks the model for the items its grader leaves open
     binary = rubrics.load("reasoning_binary_en")
-    assert judge.judge.calibration.rule(binary).settle
+    assert judge.judge.calibration.rule(binary).settle and judge.judge.calibration.rule(binary).needs_model
+    fields = {"question": "Why is the sky blue?", "reference": "Air scatters blue light most.",
+              "reply": "Because of the sea."}
+    v = await judge.evaluate(binary, fields, subset="reasoning", sample_id="q1",
+                             evidence=Evidence("answers@1", None, {}, "span"))
+    row = judge.rows["reasoning"]
+    assert v.value == 1.0 and (row.verdicts, row.requests) == (1, 1)  # the main question, no checks
+    # an item the family's grader settles costs no request, in the plan as in a run
     await judge.evaluate(binary, {"question": "2+2?", "reference": "4", "reply": "four"}, subset="reasoning",
                          sample_id="q2", evidence=Evidence("answers@1", 1.0, {}, "4 = 4"))
-    assert (judge.rows["reasoning"].requests, judge.rows["reasoning"].settled) == (0, 1)
+    assert (judge.rows["reasoning"].requests, judge.rows["reasoning"].settled) == (1, 1)
+    # and a family whose rule weighs the grader's features alone (single-round since issue 27) none
+    single = rubrics.load("single_round_en")
+    await judge.evaluate(single, {"question": "What is a cat?", "reply": "A small feline."}, subset="single_round",
+                         sample_id="q3")
+    assert judge.rows["single_round"].requests == 0
 
 
 def test_token_estimate_and_price():

@@ -90,7 +90,7 @@ def test_a_subset_declared_in_one_module_flows_through_every_layer(echo: SubsetS
         ("accuracy", pytest.approx(66.6667), 3, 3, True)
 
     out = tmp_path / "report"
-    assert main(["report", str(run), "--out", str(out), "--n-boot", "50", "--quiet"]) == 0
+    assert main(["report", str(run), "--out", str(out), "--quiet"]) == 0
     viewer = (out / "viewer.html").read_text(encoding="utf-8")
     assert "echo-1" in viewer and "A peach." in viewer
     capsys.readouterr()

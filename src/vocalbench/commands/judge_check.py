@@ -6,7 +6,9 @@ writes the JSON. The figures of the test split are kept as the judge's latest ch
 later run of that judge shows in its summary and report. ``--fit FIT`` checks a calibrated judge
 under a fit from ``vocalbench judge-fit``. A calibrated judge reads the model's recorded answers
 (shipped for the local judge, and those ``judge-fit`` collected) instead of asking again;
-``--ask`` asks the model for every item.
+``--ask`` asks the model for every item. ``--stress`` adds the stress suite (judge/stress.py): a
+family is validated only when it passes both the agreement bar and the stress bar, and the kept
+check records both.
 """
 
 from __future__ import annotations
@@ -37,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--answers", action="append", default=[], metavar="FILE",
                         help="recorded raw answers to read (JSONL; default: the shipped ones and judge-fit's)")
     parser.add_argument("--ask", action="store_true", help="ask the model for every item, recorded or not")
+    parser.add_argument("--stress", action="store_true",
+                        help="also run the stress suite (padded, off-topic, parroting, condensed, tone-flipped "
+                             "replies); a family is validated only when it passes it")
+    parser.add_argument("--stress-limit", type=int, metavar="N",
+                        help="at most N transformed replies per family and transformation (default: --limit, "
+                             "else all; each may need a model call)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or table")
 
 
@@ -66,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from exc
     if args.lang:
         items = [i for i in items if i.lang == args.lang]
+    every = items
     if args.limit is not None:
         if args.limit < 1:
             raise CliError(f"--limit must be >= 1, got {args.limit}")
@@ -84,7 +93,20 @@ def run(args: argparse.Namespace) -> int:
     with progress_bar(len(items), f"judge-check {judge.id} ({args.split})", enabled=not args.quiet) as bar:
         outcomes = asyncio.run(judge_check.judge_items(judge, items, concurrency=args.concurrency,
                                                        progress=bar.advance, answers=answers))
-    report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0)
+    stress = None
+    if args.stress:
+        from vocalbench.judge import stress as judge_stress
+
+        originals = {o.item.id: o.value for o in outcomes}
+        limit = args.stress_limit if args.stress_limit is not None else args.limit
+        if limit is not None and limit < 1:
+            raise CliError(f"--stress-limit must be >= 1, got {limit}")
+        with progress_bar(judge_stress.stress_count(every, originals, limit),
+                          f"stress suite {judge.id} ({args.split})", enabled=not args.quiet) as bar:
+            stress, _ = asyncio.run(judge_stress.run_stress(judge, every, originals, limit=limit,
+                                                            concurrency=args.concurrency, progress=bar.advance,
+                                                            answers=answers))
+    report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0, stress)
     if args.split == "test":
         path = judge_check.save_check(report)
         if not args.quiet:
@@ -127,3 +149,17 @@ def _print(report: dict[str, Any]) -> None:
     if not console.is_terminal:  # a file or pipe: keep the table on one line per family
         console.width = 200
     console.print(table)
+    stressed = {fam: v["stress"] for fam, v in report["families"].items() if "stress" in v}
+    if stressed:
+        st = Table(title="stress suite: verdicts on transformed replies (binary in %; bar on the point estimate, "
+                         "95 % CI by question)")
+        for col in ("family", "agreement bar", "stress bar", "figures: value [95 % CI] (n)", "validated"):
+            st.add_column(col, justify="left" if col in ("family", "figures: value [95 % CI] (n)") else "right")
+        for fam, s in stressed.items():
+            v = report["families"][fam]
+            figs = "; ".join(f"{k} {t['value']:+.2f}" + (f" [{t['ci95'][0]:.2f}, {t['ci95'][1]:.2f}]" if t["ci95"] else "")
+                             + f" ({t['n']}) {'ok' if t['passed'] else 'FAIL' if t['passed'] is False else 'few'}"
+                             for k, t in s["transformations"].items() if t["value"] is not None)
+            st.add_row(fam, "yes" if v["agreement_validated"] else "no", "yes" if s["passed"] else "NO", figs,
+                       "yes" if v["validated"] else "NO")
+        console.print(st)

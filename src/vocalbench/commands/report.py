@@ -12,9 +12,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="run folders (a language run, or a parent holding en/ and zh/)")
     parser.add_argument("--out", required=True, metavar="DIR", help="report folder to write")
-    parser.add_argument("--n-boot", type=int, default=1000, metavar="N",
-                        help="bootstrap resamples for the confidence intervals (0: none; default 1000)")
-    parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     parser.add_argument("--quiet", action="store_true", help="print nothing but errors")
 
 
@@ -25,8 +22,6 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.report.site import write_report
     from vocalbench.runner.folder import RunFolderError
 
-    if args.n_boot < 0:
-        raise CliError("--n-boot must be 0 or more")
     duplex, args.runs = split_duplex(args.runs)
     if duplex:  # duplex runs (--subsets duplex) get their own page: measures and timelines
         page = write_duplex_report(duplex, Path(args.out))
@@ -35,7 +30,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.runs:
             return 0
     try:
-        res = write_report(args.runs, args.out, n_boot=args.n_boot, seed=args.seed)
+        res = write_report(args.runs, args.out)
     except RunFolderError as exc:
         raise CliError(str(exc)) from exc
     for w in res.warnings:

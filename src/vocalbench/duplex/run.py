@@ -22,9 +22,11 @@ from typing import Any
 import numpy as np
 
 from vocalbench.components.vad import TurnSettings
+from vocalbench.duplex.metrics import Word
 from vocalbench.duplex.replay import replay
 from vocalbench.duplex.scenarios import Scenario
 from vocalbench.duplex.score import aggregate, score_replay
+from vocalbench.judge.spec import JudgeSpec
 
 SUBSET = "duplex"
 RESULT = "result.json"
@@ -96,14 +98,16 @@ async def replay_all(system: Any, scenarios: list[Scenario], run_dir: Path, sett
 
 
 def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str, quiet: bool = False,
-              asr_spec: str = "offline") -> dict[str, Any]:
+              asr_spec: str = "offline", judge: JudgeSpec | None = None) -> dict[str, Any]:
     """Score every finished replay (cached per folder) with the ASR of ``asr_spec`` (a faster-whisper
-    model: word timings) and aggregate."""
+    model: word timings), rate the answers to interruptions with ``judge`` (none: not rated), and
+    aggregate."""
     from vocalbench import components
     from vocalbench.components.vad import SileroVAD
     from vocalbench.progress import progress_bar
 
     rows: list[dict[str, Any]] = []
+    rated: list[tuple[Scenario, Path, list[Word], dict[str, Any]]] = []
     asr = vad = None
     done = [(sc, k) for k in range(1, repeats + 1) for sc in scenarios
             if (replay_dir(run_dir, sc.id, k) / RESULT).exists()]
@@ -113,15 +117,63 @@ def score_all(scenarios: list[Scenario], run_dir: Path, repeats: int, lang: str,
             if asr is None:
                 asr, vad = components.resolve("asr", asr_spec), SileroVAD()
             body = score_replay(sc, folder, asr, vad)
-            rows.append({"scenario": sc.id, "kind": sc.kind, "repeat": k, "metrics": body["metrics"]})
+            rows.append({"scenario": sc.id, "kind": sc.kind, "repeat": k, "metrics": dict(body["metrics"])})
+            if sc.kind == "interruption":
+                rated.append((sc, folder, [Word(**w) for w in body["words"]], rows[-1]))
             bar.advance(1)
+    unrated, validity = _rate_relevance(rated, judge, lang, quiet)
     failed = sum(1 for sc in scenarios for k in range(1, repeats + 1)
                  if (replay_dir(run_dir, sc.id, k) / "failed.json").exists()
                  and not (replay_dir(run_dir, sc.id, k) / RESULT).exists())
     if failed:
         print(f"[{lang}] {failed} replay(s) failed (see duplex/*/r*/failed.json); re-run to retry them",
               file=sys.stderr)
-    return aggregate(rows)
+    result = aggregate(rows)
+    if "interruption" in result:
+        result["interruption"]["relevance"]["unscored"] = unrated
+        if validity is not None:
+            result["interruption"]["relevance"]["validity"] = validity
+    return result
+
+
+def _rate_relevance(rated: list[tuple[Scenario, Path, list[Word], dict[str, Any]]], judge: JudgeSpec | None,
+                    lang: str, quiet: bool) -> tuple[dict[str, int], dict[str, object] | None]:
+    """Put the judge's relevance of each interruption answer into its row's metrics (None where the
+    system said nothing after the interruption, or the judge could not rate it). Returns the
+    unscored ones counted by reason (``judge_not_configured`` without a judge) and the judge's
+    validity for the family, from its latest judge-check (None when no judge rated anything)."""
+    from vocalbench.duplex.score import judge_relevance, relevance_fields
+    from vocalbench.judge.check import judge_validity
+    from vocalbench.judge.factory import build_judge
+    from vocalbench.progress import progress_bar
+
+    todo = [r for r in rated if relevance_fields(r[0], r[2]) is not None]
+    for _, _, _, row in rated:
+        row["metrics"]["relevance"] = None
+    if not todo:
+        return {}, None
+    if judge is None or judge.off:
+        return {"judge_not_configured": len(todo)}, None
+    rater = build_judge(judge, lazy=True)
+    unrated: dict[str, int] = {}
+
+    async def rate_all() -> None:
+        with progress_bar(len(todo), f"duplex relevance [{lang}]", enabled=not quiet) as bar:
+            async def one(sc: Scenario, folder: Path, words: list[Word], row: dict[str, Any]) -> None:
+                body = await judge_relevance(rater, sc, folder, words)
+                value = None if body is None else body["value"]
+                row["metrics"]["relevance"] = value
+                if value is None and body is not None:
+                    reason = str(body.get("unscored") or "judge_unscored")
+                    unrated[reason] = unrated.get(reason, 0) + 1
+                bar.advance(1)
+
+            await asyncio.gather(*(one(*r) for r in todo))
+
+    asyncio.run(rate_all())
+    family = f"duplex_relevance_{'zh' if lang == 'zh' else 'en'}"
+    entry = judge_validity(rater.id, {"duplex": [family]}).families[family]
+    return unrated, {"family": family, "validated": bool(entry["validated"]), "status": str(entry["status"])}
 
 
 def load_rows(run_dir: Path) -> list[dict[str, Any]]:

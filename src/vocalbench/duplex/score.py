@@ -25,15 +25,17 @@ from vocalbench.duplex import metrics as m
 from vocalbench.duplex.scenarios import KINDS, RATE, Scenario
 
 METRICS_FILE = "metrics.json"
+RELEVANCE_FILE = "relevance.json"
 SCORER_VERSION = "2"
 # what each kind reports, in table order (take_over: a rate in [0, 1]; times in seconds)
 MEASURES: dict[str, tuple[str, ...]] = {
     "pause": ("take_over",),
     "smooth": ("take_over", "latency"),
-    "interruption": ("take_over", "latency", "stop_time"),
+    "interruption": ("take_over", "latency", "stop_time", "relevance"),
     "backchannel": ("take_over", "frequency"),
 }
 LABELS = {"take_over": "take-over rate", "latency": "latency (s)", "stop_time": "time to stop (s)",
+          "relevance": "relevance to the interruption (1-5, judge)",
           "frequency": "backchannels / s", "ttfa_p50": "first audio p50 (s)", "ttfa_p95": "first audio p95 (s)"}
 KIND_LABELS = {"pause": "Pause handling", "smooth": "Smooth turn-taking", "interruption": "User interruption",
                "backchannel": "Backchannel"}
@@ -89,6 +91,40 @@ def score_replay(sc: Scenario, folder: Path, asr: Any, vad: Any) -> dict[str, An
     return body
 
 
+def relevance_fields(sc: Scenario, words: list[m.Word]) -> dict[str, str] | None:
+    """The judge's fields for an interruption replay: the interruption's own words (its script) as
+    the request, and what the system said from the interruption's start on; None when it said nothing
+    then (no answer to rate: its take-over is 0)."""
+    if sc.kind != "interruption" or sc.span is None or len(sc.parts) < 2:
+        return None
+    said = " ".join(w.text.strip() for w in words if w.start >= sc.span[0]).strip()
+    return {"question": sc.parts[-1].text, "reply": said} if said else None
+
+
+async def judge_relevance(judge: Any, sc: Scenario, folder: Path, words: list[m.Word]) -> dict[str, Any] | None:
+    """The judge's 1-5 relevance of the answer to the interruption, cached in the replay folder's
+    ``relevance.json`` under the judge's id (another judge asks again); None when there is no answer.
+    An evaluator failure is recorded with its reason and counts as unscored, never as a 1."""
+    from vocalbench.files import write_json
+    from vocalbench.judge import rubrics
+
+    fields = relevance_fields(sc, words)
+    if fields is None:
+        return None
+    path = folder / RELEVANCE_FILE
+    if path.exists():
+        body = json.loads(path.read_text(encoding="utf-8"))
+        if body.get("judge") == judge.id and body.get("fields") == fields and body.get("value") is not None:
+            return dict(body)
+    rubric = rubrics.load(f"duplex_relevance_{'zh' if sc.lang == 'zh' else 'en'}")
+    verdict = await judge.evaluate(rubric, fields, subset="duplex", sample_id=f"{sc.id}/{folder.name}")
+    decided = verdict.decided_by.model_dump(exclude_none=True) if verdict.decided_by is not None else None
+    body = {"judge": judge.id, "rubric": rubric.ref, "fields": fields, "value": verdict.value,
+            "unscored": verdict.error, "decided_by": decided}
+    write_json(path, body)
+    return body
+
+
 def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     from vocalbench.scoring.stats import interval, replicate_values
 
@@ -140,10 +176,18 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def table(result: dict[str, Any]) -> str:
     """The duplex table as Markdown: one row per kind and measure, value [95 % CI] (n)."""
     lines = ["| scenario kind | measure | value | 95 % CI | n |", "|---|---|---|---|---|"]
+    notes: list[str] = []
     for kind, body in result.items():
         for name in (*MEASURES[kind], "ttfa_p50", "ttfa_p95"):
-            row = body[name]
+            row = body.get(name)
+            if row is None:
+                continue
+            if row.get("validity") is not None and not row["validity"].get("validated"):
+                notes.append(f"§ {LABELS[name]}: the judge is not validated for {row['validity']['family']} "
+                             f"({row['validity']['status']}): not a measurement")
             v = "—" if row["value"] is None else f"{row['value']:.3f}"
             ci = "—" if not row["ci95"] else f"[{row['ci95'][0]:.3f}, {row['ci95'][1]:.3f}]"
-            lines.append(f"| {KIND_LABELS[kind]} | {LABELS[name]} | {v} | {ci} | {row['n']} |")
-    return "\n".join(lines)
+            validity = row.get("validity")
+            mark = " §" if validity is not None and not validity.get("validated") else ""
+            lines.append(f"| {KIND_LABELS[kind]} | {LABELS[name]}{mark} | {v} | {ci} | {row['n']} |")
+    return "\n".join(lines + notes)

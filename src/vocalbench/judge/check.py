@@ -14,7 +14,8 @@ turns (label, verdict) pairs into the figures per rubric family:
 Intervals resample whole questions (all replies to one question together). A family is
 **validated** only with at least ``MIN_ITEMS`` scored test items, the point estimate at the bar
 (binary kappa >= 0.6 and |bias| <= 10 points; scale rho >= 0.5 and |mean difference| <= 0.4) and
-the interval's lower end at kappa >= 0.45 / rho >= 0.35. ``save_check`` keeps the latest
+the interval's lower end at kappa >= 0.45 / rho >= 0.35, **and** passes the stress suite
+(``judge.stress``: padding, off-topic, parroting, condensing, tone flip). ``save_check`` keeps the latest
 figures per judge under the cache; ``judge_validity`` gives a run the figures of its judge (the
 local judge's test-split figures also ship with the package) and names the subsets whose rubrics
 are not validated.
@@ -178,8 +179,24 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     for o, p in zip(scored, pairs):
         by_source.setdefault(o.item.source, []).append(p)
     out["by_source"] = {src: figures(ps) for src, ps in sorted(by_source.items())}
-    out["validated"] = bool(ok)
+    out["agreement_validated"] = bool(ok)
+    out["validated"] = False  # until the stress suite says so too (with_stress)
     out["criterion"] = why
+    return out
+
+
+def with_stress(figures: dict[str, Any], stress: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A family's figures with its stress-suite figures (``judge.stress``): validated only
+    when it passes both the agreement bar and the stress bar."""
+    out = dict(figures)
+    out.setdefault("agreement_validated", bool(out.get("validated")))  # a check from before the stress suite
+    if stress is not None:
+        out["stress"] = dict(stress)
+    st = out.get("stress")
+    out["validated"] = bool(out.get("agreement_validated")) and bool(st and st.get("passed"))
+    out["status"] = ("validated" if out["validated"] else
+                     "below the agreement bar" if not out.get("agreement_validated") else
+                     "stress suite not run" if not st else f"fails the stress bar ({st.get('why')})")
     return out
 
 
@@ -278,8 +295,10 @@ def set_fingerprint() -> str:
     return hashlib.sha256(data).hexdigest()[:16]
 
 
-def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_seconds: float) -> dict[str, Any]:
-    """The judge-check report: figures per family plus totals (the JSON ``--out`` writes)."""
+def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_seconds: float,
+              stress: Mapping[str, Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The judge-check report: figures per family plus totals (the JSON ``--out`` writes);
+    ``stress``: the stress suite's figures per family (``judge-check --stress``)."""
     by_family: dict[str, list[Outcome]] = {}
     for o in outcomes:
         by_family.setdefault(o.item.family, []).append(o)
@@ -289,7 +308,7 @@ def summarise(judge_id: str, split: str, outcomes: Sequence[Outcome], wall_secon
         figures = family_figures(kind, outs)
         figures["rubrics"] = {r: f"{rubrics.load(r).ref}#{rubrics.load(r).hash}"
                               for r in sorted({o.item.rubric for o in outs})}
-        families[fam] = figures
+        families[fam] = with_stress(figures, (stress or {}).get(fam))
     fresh = [o for o in outcomes if o.model_asked and not o.cached]
     return {
         "judge": judge_id,
@@ -331,7 +350,12 @@ def save_check(report: dict[str, Any]) -> Path:
     if path.exists():
         try:
             old = json.loads(path.read_text(encoding="utf-8"))
-            merged["families"] = {**old.get("families", {}), **report["families"]}
+            before = old.get("families", {})
+            merged["families"] = {**before, **report["families"]}
+            for fam, fig in report["families"].items():  # a check without --stress keeps the last stress figures
+                kept = before.get(fam, {}).get("stress")
+                if "stress" not in fig and kept is not None and before[fam].get("rubrics") == fig.get("rubrics"):
+                    merged["families"][fam] = with_stress(fig, kept)
         except ValueError:
             pass
     merged["validated"] = sorted(f for f, v in merged["families"].items() if v["validated"])
@@ -389,15 +413,21 @@ def judge_validity(judge_id: str, rubrics_by_subset: Mapping[str, Iterable[str]]
                 entry = {"validated": False, "status": "rubric changed since the check"}
             else:
                 keys = ("n", "kappa", "kappa_ci95", "bias", "spearman", "spearman_ci95", "mean_diff", "mae",
-                        "agreement", "model_calls", "validated", "criterion")
+                        "agreement", "model_calls", "agreement_validated", "validated", "criterion")
+                fig = with_stress(fig, None)
                 entry = {k: fig[k] for k in keys if k in fig}
                 stat = "kappa" if "kappa" in fig else "spearman"
                 entry["by_source"] = {src: {"n": f["n"], stat: f.get(stat)} for src, f in fig.get("by_source", {}).items()}
-                entry["status"] = "validated" if fig["validated"] else "below the bar"
+                if "stress" in fig:
+                    entry["stress"] = {"passed": fig["stress"].get("passed"), "why": fig["stress"].get("why"),
+                                       "transformations": {k: {m: t.get(m) for m in ("n", "value", "ci95", "bar",
+                                                                                     "passed")}
+                                                           for k, t in fig["stress"].get("transformations", {}).items()}}
+                entry["status"] = fig["status"]
             validity.families[fam] = entry
             if not entry["validated"] and subset not in validity.warnings:
                 validity.warnings[subset] = f"{fam}: {entry['status']}" + (
-                    f" ({entry['criterion']})" if "criterion" in entry else "")
+                    f" ({entry['criterion']})" if "criterion" in entry and not entry.get("agreement_validated") else "")
     return validity
 
 

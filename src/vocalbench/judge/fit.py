@@ -15,8 +15,10 @@ Per rubric family, on the dev split only:
    question, so replies to one question never sit on both sides): the model's main answer alone;
    the model's answers; the grader's features alone; the main answer with the grader's features;
    everything. The set with the lowest cross-validated loss wins, except that a cheaper set
-   (without the model, then with fewer model questions) within one standard error of it is
-   preferred: a rule that needs no model call is faster and depends on nothing but text.
+   (without the model, then with fewer model questions; the grader's features cost nothing, so
+   of two sets asking the model the same questions the one with the lower loss) within one
+   standard error of it is preferred: a rule that needs no model call is faster and depends on
+   nothing but text.
 
 The fit reads raw model answers (kept in each verdict's trace, shipped for the local judge beside
 the fit) and recomputes the grader's evidence, so it never calls the model itself.
@@ -111,9 +113,26 @@ def _matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.nda
     return np.asarray([[r.get(n, 0.0) for n in names] for r in rows], dtype=float).reshape(len(rows), len(names))
 
 
+# grader features that only ever speak against a reply (a contradiction of the reference, a
+# misread feeling, a refusal to answer): a fit may weigh them down or not at all, never up
+AGAINST = frozenset(GRADER_PREFIX + n for n in ("contradicts", "misreads", "dismissive", "off_task", "hedges",
+                                                "hedge", "asks_back", "declines", "refuses", "failed"))
+
+
 def fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
              ) -> tuple[dict[str, float], float, float]:
-    """(weights by name, bias, threshold) of the rule over the features ``names``."""
+    """(weights by name, bias, threshold) of the rule over the features ``names``; a feature in
+    ``AGAINST`` that comes out with a positive weight is left out and the rule fitted again."""
+    weights, bias, threshold = _fit_rule(kind, rows, labels, names)
+    wrong = [n for n, w in weights.items() if n in AGAINST and w > 0]
+    if wrong:
+        kept = [n for n in names if n not in wrong]
+        return fit_rule(kind, rows, labels, kept) if kept else ({}, bias, threshold)
+    return weights, bias, threshold
+
+
+def _fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
+              ) -> tuple[dict[str, float], float, float]:
     x, y = _matrix(rows, names), np.asarray(labels, dtype=float)
     if kind == "binary":
         if len(set(labels)) < 2:
@@ -195,6 +214,11 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
         names = [n for n in names if not is_model_feature(n)]
     record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,
                                  "rest_dev": len(rest)}
+    if kind == "binary" and rest and len(set(labels)) < 2:
+        # the unsettled dev items are all one class: a constant is no rule (it would decide them
+        # unread); the model answers them, read as p_yes >= 0.5 (no answers are needed to fit that)
+        rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id)
+        return rule, {**record, "features": "main (the unsettled dev items are all one class)"}
     if not rest or not names:
         rule = RuleFit(kind, weights={} if settle else {MAIN: 1.0}, settle=settle, n_dev=len(items),  # type: ignore[arg-type]
                        grader=grader_id)
@@ -202,7 +226,10 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     scored = [(name, cols, *cross_validated(kind, rows, labels, cols, clusters))
               for name, cols in candidate_sets(names)]
     best = min(scored, key=lambda s: s[2])
-    chosen = next(s for s in scored if s[2] <= best[2] + best[3])  # cheapest within one standard error
+    # the cheapest within one standard error of the best, cost being the model questions asked (the
+    # grader's features cost nothing): among sets of one cost, the lowest loss
+    near = [s for s in scored if s[2] <= best[2] + best[3]]
+    chosen = min(near, key=lambda s: (sum(is_model_feature(n) for n in s[1]), s[2]))
     weights, bias, threshold = fit_rule(kind, rows, labels, chosen[1])
     record.update(features=chosen[0], cv={s[0]: {"loss": round(s[2], 4), "se": round(s[3], 4)} for s in scored})
     rule = RuleFit(kind, weights={n: w for n, w in weights.items() if w != 0.0}, bias=bias,  # type: ignore[arg-type]

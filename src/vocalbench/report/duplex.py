@@ -102,9 +102,12 @@ def write_duplex_report(runs: Sequence[Path], out_dir: Path) -> Path:
         rows = []
         for kind, res in body["kinds"].items():
             for name in (*MEASURES[kind], "ttfa_p50", "ttfa_p95"):
-                r = res[name]
+                r = res.get(name)
+                if r is None:  # a run scored before the measure existed
+                    continue
                 rows.append({"kind": KIND_LABELS[kind], "measure": LABELS[name], "value": r["value"],
-                             "ci": r["ci95"], "n": r["n"], "na": r["not_applicable"]})
+                             "ci": r["ci95"], "n": r["n"], "na": r["not_applicable"],
+                             "validity": r.get("validity"), "unscored": r.get("unscored") or {}})
         systems.append({"system": body["system"], "lang": body["lang"], "set": body["set"],
                         "repeats": body["repeats"], "turn_detection": body["turn_detection"], "rows": rows,
                         "timelines": _timelines(run, audio_dir, f"s{i}")})

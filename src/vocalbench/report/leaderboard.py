@@ -15,10 +15,14 @@ from typing import Any
 
 from vocalbench.files import write_atomic
 from vocalbench.runner.folder import SUMMARY, RunFolderError
-from vocalbench.scoring.dimensions import DIMENSIONS, ci_row, dimension_order
+from vocalbench.scoring.dimensions import DIMENSIONS, dimension_order
 from vocalbench.scoring.summary import Summary
 
 LABELS = {d.name: d.label for d in DIMENSIONS.values()}
+UNVALIDATED = "§"  # the marker of a number judged by a judge not validated for its rubric family
+LEGEND = (f"{UNVALIDATED} judged by a judge that is not validated for this rubric family (agreement and stress "
+          "bars, see the report's \"Judge validity\"): not a measurement; the overall's partial sum leaves it "
+          f"out, and the sum with it is shown in brackets, marked {UNVALIDATED}.")
 
 
 def load_summaries(run_dirs: Iterable[str | Path]) -> list[tuple[Path, Summary]]:
@@ -58,11 +62,13 @@ def dimension_cell(summary: Summary, dim: str) -> str:
         return "–"
     d = _digits(dim)
     cell = fmt(value, d)
-    ci = summary.ci95(ci_row(dim, summary.lang or "en"))
+    ci = summary.dimension_ci(dim)
     if ci is not None:
         cell += f" [{fmt(ci[0], d)}, {fmt(ci[1], d)}]"
     if dim in summary.meta.incomplete_dimensions:
         cell += " †"
+    if dim in summary.meta.unvalidated_dimensions:
+        cell += f" {UNVALIDATED}"
     return cell
 
 
@@ -70,9 +76,10 @@ def overall_cell(summary: Summary) -> str:
     o = summary.overall
     if o.value is not None:
         return f"**{o.value:.3f}**"
-    if o.partial:
-        return f"partial {o.partial.value:.2f}/{o.partial.max:.0f}"
-    return "–"
+    cell = f"partial {o.partial.value:.2f}/{o.partial.max:.0f}" if o.partial else "–"
+    if o.with_unvalidated:
+        cell += f" ({o.with_unvalidated.value:.2f}/{o.with_unvalidated.max:.0f} {UNVALIDATED})"
+    return cell
 
 
 def system_label(run_dir: Path, summary: Summary) -> str:
@@ -96,11 +103,15 @@ def markdown(runs: list[tuple[Path, Summary]]) -> str:
         lines += ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
         ranked = sorted(group, key=lambda x: -(x[1].overall.shown()[0] or 0))
         for d, s in ranked:
-            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims), overall_cell(s)]
+            oci = s.overall_ci()  # overall.ci95, where scoring wrote one
+            cells = [system_label(d, s), *(dimension_cell(s, k) for k in dims),
+                     overall_cell(s) + (f" [{oci[0]:.2f}, {oci[1]:.2f}]" if oci is not None else "")]
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", ("Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
                        "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "
                        "`partial x/max`: the overall's available terms and the most they could add up to."), ""]
+        if any(s.meta.unvalidated_dimensions for _, s in group):
+            lines += [LEGEND, ""]
         lines += ["### Completeness", "", "| System | Subset | Value | n | Scored | Unscored | System errors | Complete |",
                   "|---|---|---|---|---|---|---|---|"]
         for d, s in ranked:
@@ -176,15 +187,24 @@ def print_table(summary: Summary, console: Any = None) -> None:
                   "yes" if row.complete else "[red]no[/red]")
     console.print(t)
     dims = {k: v for k, v in summary.dimensions.items() if v is not None}
+    doubtful = set(summary.meta.unvalidated_dimensions)
     if dims:
-        console.print("dimensions: " + ", ".join(f"{LABELS.get(k, k)} {fmt(v, _digits(k))}" for k, v in dims.items()))
+        console.print("dimensions: " + ", ".join(
+            f"{LABELS.get(k, k)} {fmt(v, _digits(k))}" + (f" {UNVALIDATED}" if k in doubtful else "")
+            for k, v in dims.items()), markup=False, highlight=False)
     o = summary.overall
     if o.value is not None:
         console.print(f"overall ({o.version}): [bold]{o.value:.3f}[/bold]")
     else:
-        part = o.partial
-        console.print(f"overall ({o.version}): not available; missing {', '.join(o.missing)}"
-                      + (f"; partial {part.value:.2f} of {part.max:.0f}" if part else ""))
+        part, more = o.partial, o.with_unvalidated
+        why = [f"missing {', '.join(o.missing)}"] if o.missing else []
+        why += [f"not validated {', '.join(o.unvalidated)}"] if o.unvalidated else []
+        console.print(f"overall ({o.version}): not available; {'; '.join(why)}"
+                      + (f"; partial {part.value:.2f} of {part.max:.0f}" if part else "")
+                      + (f" ({more.value:.2f} of {more.max:.0f} with the unvalidated terms {UNVALIDATED})" if more else ""),
+                      markup=False, highlight=False)
+    if doubtful:
+        console.print(LEGEND, style="dim", markup=False, highlight=False, soft_wrap=True)
     if not summary.provenance.leaderboard_comparable:
         console.print("[dim]evaluators differ from the paper's profile: not leaderboard-comparable[/dim]")
     line = judge_line(summary)

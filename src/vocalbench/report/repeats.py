@@ -6,7 +6,8 @@ dimension and the overall (or partial overall) as ``{mean, sd, n, within_se, ci9
 
 - ``sd``: the between-run standard deviation of the N values (ddof 1);
 - ``within_se``: the root mean square over the repeats of each run's own standard error (item
-  sampling), from the clustered bootstrap CI of the report (or the summary's ``ci95``);
+  sampling), from the 95 % CI its summary.json carries (the row's ``ci95``, ``meta.dimension_ci95``,
+  ``overall.ci95``: scoring's clustered bootstrap; nothing is resampled here);
 - ``ci95``: ``mean ± 1.96·sqrt(within_se² + sd²/N)``: the items are the same in every repeat, so
   their sampling error does not average out, while run-to-run noise does. (Each run's own SE already
   holds some of the run-to-run noise, so the interval errs wide.) Where a run has no item-level SE
@@ -17,13 +18,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from vocalbench.errors import validation_message
 from vocalbench.files import write_json
-from vocalbench.report.runs import consistent, load_runs
+from vocalbench.report.runs import load_runs
 from vocalbench.runner.folder import REPEAT, RunFolder, repeat_dirs
 from vocalbench.scoring.stats import ci_se, difference_ci, pool_repeats
 
@@ -73,35 +73,27 @@ class RepeatsRow(BaseModel):
     ci95: list[float] | None = None
 
 
-def summarise(group: Path, n_boot: int = 1000, seed: int = 0, held: Mapping[Path, RunFolder] | None = None
-              ) -> RepeatsFile:
+def summarise(group: Path, held: Mapping[Path, RunFolder] | None = None) -> RepeatsFile:
     """The pooled figures of ``group``'s repeats (every row present in all of them); ``held``: run
     folders already open, read through their store."""
     dirs = repeat_dirs(group)
     if not dirs:
         raise ValueError(f"{group}: no {REPEAT}K run folders")
-    runs = load_runs([(held or {}).get(d, d) for d in dirs])
+    runs = load_runs([(held or {}).get(d, d) for d in dirs], with_store=False)
     per: list[dict[str, tuple[float, float | None]]] = []
     partial = False
     for r in runs:
-        cis = r.intervals(n_boot, seed)
-
-        def se_of(stat: str, value: float, cis: dict[str, Any] = cis) -> float | None:
-            got = cis.get(stat)
-            return ci_se(got[1]) if got is not None and consistent(got[0], value) else None
-
         row: dict[str, tuple[float, float | None]] = {}
         for name, sub in r.summary.subsets.items():
             if sub.value is not None:
-                v = float(sub.value)
-                row[f"subset:{name}"] = (v, ci_se(sub.ci95) or se_of(f"subset:{name}", v))
+                row[f"subset:{name}"] = (float(sub.value), ci_se(sub.ci95))
         for name, dv in r.summary.dimensions.items():
             if dv is not None:
-                row[f"dimension:{name}"] = (float(dv), se_of(f"dimension:{name}", float(dv)))
+                row[f"dimension:{name}"] = (float(dv), ci_se(r.summary.dimension_ci(name)))
         ov, is_partial = r.summary.overall.shown()
         if ov is not None:
             partial = partial or is_partial
-            row["overall"] = (ov, se_of("overall", ov) if not is_partial else None)
+            row["overall"] = (ov, ci_se(r.summary.overall_ci()) if not is_partial else None)
         per.append(row)
     common = [k for k in per[0] if all(k in p for p in per[1:])]
     pooled = {k: pool_repeats([p[k][0] for p in per], [p[k][1] for p in per]) for k in common}
@@ -118,10 +110,9 @@ def summarise(group: Path, n_boot: int = 1000, seed: int = 0, held: Mapping[Path
     })
 
 
-def write_repeats(group: Path, n_boot: int = 1000, seed: int = 0, held: Mapping[Path, RunFolder] | None = None
-                  ) -> Path:
+def write_repeats(group: Path, held: Mapping[Path, RunFolder] | None = None) -> Path:
     """Write ``GROUP/repeats.json`` (UTF-8, ``ensure_ascii=False``) and return its path."""
-    body = summarise(group, n_boot, seed, held)
+    body = summarise(group, held)
     return write_json(group / REPEATS_FILE, body.model_dump(exclude_unset=True))
 
 

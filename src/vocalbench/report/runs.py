@@ -131,20 +131,13 @@ class RunData:
 
     @cached_property
     def graph(self) -> stats_graph.Graph:
-        """The run's statistics graph (scoring/graph.py): per-cluster sums and every statistic."""
+        """The run's statistics graph (scoring/graph.py): per-cluster sums and every statistic, for
+        ``compare``'s paired bootstrap and the per-category bars (the report's intervals are
+        summary.json's)."""
         return stats_graph.build(
             self.scores, self.samples, lang=self.lang, protocol=self.protocol,
             version=self.summary.overall.version or self.protocol, dimensions=self.summary.dimensions,
             metrics={name: row.metric for name, row in self.summary.subsets.items() if row.metric})
-
-    def intervals(self, resamples: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
-        """Point value and 95 % bootstrap CI of every statistic of the run (clustered, stratified)."""
-        return stats_graph.intervals(self.graph, resamples, seed)
-
-
-def consistent(point: float, reported: float) -> bool:
-    """Whether a value recomputed from item scores matches the summary's (rounding aside)."""
-    return abs(point - reported) <= max(0.02, 0.002 * abs(reported))
 
 
 def _judge_id(summary: Summary, config: RunInfo) -> str:

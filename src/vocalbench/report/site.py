@@ -37,7 +37,7 @@ from vocalbench.report.plots import (
     robustness_chart,
 )
 from vocalbench.report.repeats import load_repeats
-from vocalbench.report.runs import RunData, consistent, load_runs
+from vocalbench.report.runs import RunData, load_runs
 from vocalbench.runner.folder import RunFolder, runs_holding
 from vocalbench.scoring import dimensions
 from vocalbench.scoring.subsets import item_value
@@ -75,33 +75,29 @@ def _dimension_unscored(run: RunData, dim: str) -> int:
     return sum(subsets[s].unscored for s in dimensions.subsets_of(dim, run.lang) if s in subsets)
 
 
-def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> list[dict[str, Any]]:
-    """One row per run of ``lang``: overall (value or partial), every dimension with CI and unscored."""
+def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+    """One row per run of ``lang``: overall (value or partial), every dimension with its unscored
+    count and the 95 % CI summary.json carries (none where it carries none: nothing is recomputed)."""
     rows = []
     for r in runs:
         if r.lang != lang:
             continue
-        cis = r.intervals(n_boot, seed) if n_boot > 0 else {}
         dims, subsets, prov, ov = r.summary.dimensions, r.summary.subsets, r.summary.provenance, r.summary.overall
         cells = []
-        ci_notes: list[str] = []
+        no_ci: list[str] = []
         for d in dimensions.shown(lang):
             v = dims.get(d)
-            ci = None
-            boot = cis.get(f"dimension:{d}")
-            if boot is not None and v is not None and consistent(boot[0], float(v)):
-                ci = boot[1]
-            elif boot is not None and v is not None:
-                ci_notes.append(f"{label(d)}: item scores give {boot[0]:.3f}, the summary {float(v):.3f}")
-            if ci is None and v is not None:
-                ci = r.summary.ci95(dimensions.ci_row(d, lang))
+            ci = r.summary.dimension_ci(d) if v is not None else None
+            if v is not None and ci is None and dimensions.ci_row(d, lang) is None:
+                no_ci.append(label(d))  # a summary.json written before scoring wrote meta.dimension_ci95
             unscored = _dimension_unscored(r, d)
             incomplete = [s for s in dimensions.subsets_of(d, lang) if s in subsets and not subsets[s].complete]
             cells.append({
                 "dim": d, "value": v, "text": fmt(d, v),
-                "ci": None if ci is None or v is None else f"[{fmt(d, ci[0])}, {fmt(d, ci[1])}]",
+                "ci": None if ci is None else f"[{fmt(d, ci[0])}, {fmt(d, ci[1])}]",
                 "sort": "" if v is None else repr(float(v)), "unscored": unscored,
                 "incomplete": incomplete, "missing": v is None,
+                "unvalidated": d in r.summary.meta.unvalidated_dimensions,
             })
         partial = ov.partial or None
         value = ov.value
@@ -111,13 +107,9 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
             o_text, o_sort = f"{float(partial.value):.1f} of {float(partial.max):.0f}", ""
         else:
             o_text, o_sort = "—", ""
-        oboot = cis.get("overall")
-        oci = None
-        if oboot is not None and value is not None:
-            if consistent(oboot[0], float(value)):
-                oci = oboot[1]
-            else:
-                ci_notes.append(f"Overall: item scores give {oboot[0]:.3f}, the summary {float(value):.3f}")
+        oci = r.summary.overall_ci() if value is not None else None
+        if value is not None and oci is None:
+            no_ci.append("Overall")  # likewise before overall.ci95
         rows.append({
             "label": r.label, "system": r.system, "path": str(r.path),
             "comparable": prov.leaderboard_comparable,
@@ -125,10 +117,13 @@ def leaderboard_rows(runs: list[RunData], lang: str, n_boot: int, seed: int) -> 
             "overall_text": o_text, "overall_sort": o_sort, "partial": value is None and bool(partial),
             "overall_ci": None if oci is None else f"[{oci[0]:.2f}, {oci[1]:.2f}]",
             "overall_missing": list(ov.missing),
+            "overall_unvalidated": list(ov.unvalidated),
+            "overall_with_unvalidated": None if ov.with_unvalidated is None else
+            f"{float(ov.with_unvalidated.value):.1f} of {float(ov.with_unvalidated.max):.0f}",
             "version": ov.version or r.protocol,
             "cells": cells, "unscored_total": sum(row.unscored for row in subsets.values()),
             "system_errors": sum(row.system_errors for row in subsets.values()),
-            "ci_notes": ci_notes,
+            "no_ci": no_ci,
         })
     return rows
 
@@ -163,6 +158,21 @@ def _check_figure(fig: dict[str, Any]) -> str:
     return f"{sym} {fig[stat]}{interval}, {tail}"
 
 
+def _stress_figure(fig: dict[str, Any]) -> str:
+    """A family's stress-suite figures: "passed: padding +0.03 [-0.02, 0.07], off_topic 1.84 [...]"."""
+    stress = fig.get("stress")
+    if not stress:
+        return "not run"
+    parts = []
+    for name, t in stress.get("transformations", {}).items():
+        if t.get("value") is None:
+            continue
+        ci = t.get("ci95")
+        mark = "" if t.get("passed") else " ✗" if t.get("passed") is False else " (few)"
+        parts.append(f"{name} {t['value']:+.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + mark)
+    return ("passed: " if stress.get("passed") else "failed: ") + ", ".join(parts)
+
+
 def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     """Per run of ``lang``: its judge, the latest judge-check figures of the rubric families it
     used, the subsets whose judged numbers are not validated, and the same-model warning."""
@@ -176,6 +186,7 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
         families = []
         for fam, fig in sorted(v.families.items()):
             families.append({"family": fam, "status": fig.get("status", ""), "figure": _check_figure(fig),
+                             "stress": _stress_figure(fig),
                              "n": fig.get("n"), "validated": bool(fig.get("validated")),
                              "sources": ", ".join(f"{src} {f.get('kappa', f.get('spearman'))} (n {f['n']})"
                                                   for src, f in fig.get("by_source", {}).items())})
@@ -351,8 +362,7 @@ def _env() -> Any:
 REPORT_ENTRIES = frozenset({"leaderboard.md", "leaderboard.html", "viewer.html", "plots", "audio"})
 
 
-def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path, n_boot: int = 1000,
-                 seed: int = 0) -> ReportResult:
+def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path) -> ReportResult:
     """Write the whole report for the given run folders (held ones read through their open store)
     as ``out_dir``: written beside it and renamed into place (:func:`~vocalbench.files.written_folder`),
     so a killed or failed report leaves the previous one or none. ``out_dir`` is refused when it
@@ -362,10 +372,10 @@ def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path, n
     with ExitStack() as held:
         for run in runs_holding(out):
             held.enter_context(RunFolder(run))  # a writer of that run is refused while the report writes
-        return _write_report(load_runs(paths), out, n_boot, seed)
+        return _write_report(load_runs(paths), out)
 
 
-def _write_report(runs: list[RunData], out: Path, n_boot: int, seed: int) -> ReportResult:
+def _write_report(runs: list[RunData], out: Path) -> ReportResult:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
     foreign = sorted(p.name for p in out.iterdir() if p.name not in REPORT_ENTRIES) if out.is_dir() else []
@@ -373,11 +383,11 @@ def _write_report(runs: list[RunData], out: Path, n_boot: int, seed: int) -> Rep
         raise InputError(f"--out {out}: holds other files than a report ({', '.join(foreign[:3])}); "
                          "give a new folder or an earlier report's")
     with written_folder(out) as tmp:
-        res = _write_site(runs, tmp, n_boot, seed)
+        res = _write_site(runs, tmp)
     return ReportResult(out_dir=out, files=[out / f.relative_to(tmp) for f in res.files], warnings=res.warnings)
 
 
-def _write_site(runs: list[RunData], out: Path, n_boot: int, seed: int) -> ReportResult:
+def _write_site(runs: list[RunData], out: Path) -> ReportResult:
     """The report's files under ``out``."""
     res = ReportResult(out_dir=out)
     res.files.extend(_markdown(runs, out))
@@ -406,7 +416,7 @@ def _write_site(runs: list[RunData], out: Path, n_boot: int, seed: int) -> Repor
             if p is not None:
                 plots.append({"title": f"{subset} by category", "src": f"plots/{p.name}"})
                 res.files.append(p)
-        rows = leaderboard_rows(runs, lang, n_boot, seed)
+        rows = leaderboard_rows(runs, lang)
         sections.append({
             "lang": lang, "name": LANG_NAME[lang],
             "columns": [{"dim": d, "label": label(d), "lower": dimensions.DIMENSIONS[d].lower_is_better
@@ -417,13 +427,15 @@ def _write_site(runs: list[RunData], out: Path, n_boot: int, seed: int) -> Repor
             "repeat_columns": [{"dim": "overall", "label": "Overall"}] + [
                 {"dim": d, "label": label(d)} for d in dimensions.shown(lang)],
             "notes": missing_notes(runs, lang) + plot_missing + [
-                f"{r['label']}: no bootstrap CI shown for {n} (recomputation differs)" for r in rows for n in r["ci_notes"]],
+                f"{r['label']}: summary.json carries no 95 % CI for {', '.join(r['no_ci'])} (written before "
+                "scoring wrote them; score the run again for them): shown without one"
+                for r in rows if r["no_ci"]],
             "plots": plots,
         })
     absent = [LANG_NAME[lang] for lang in ("en", "zh") if lang not in langs]
     env = _env()
     html = env.get_template("leaderboard.html.j2").render(
-        sections=sections, absent=absent, n_boot=n_boot, has_markdown=(out / "leaderboard.md").exists(),
+        sections=sections, absent=absent, has_markdown=(out / "leaderboard.md").exists(),
     )
     write_atomic(out / "leaderboard.html", html)
     res.files.append(out / "leaderboard.html")

@@ -44,7 +44,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
-from vocalbench.scoring.summary import Summary, build_summary, write_summary
+from vocalbench.scoring.summary import Summary, add_intervals, build_summary, write_summary
 from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
@@ -380,6 +380,7 @@ class _Run:
         self.judge: LimitedJudge | None = None
         self.scored_items = 0
         self.decided_by: dict[str, dict[str, int]] = {}  # subset row -> judged verdicts by source
+        self.counted: list[tuple[str, str]] = []  # (subset, evaluator key) of the scores the summary counts
 
     def set_judge(self, state: JudgeState, judge: Judge | None) -> None:
         self.judge_state = state
@@ -428,6 +429,8 @@ class _Run:
                 if keep is not None:
                     keep.update(main_values(group))
             seen += len(page)
+        if any_scores:
+            self.counted.append((subset, key))
         return any_scores
 
 
@@ -491,6 +494,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
             not_scored=never, imported_transcripts=_imported_transcripts(store, report, cfg.protocol),
             seconds=time.monotonic() - started, decided_by=run.decided_by,
         )
+        add_intervals(summary, store, run.counted)
         write_summary(folder.path, summary)
         store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,
                                       "judge_calls": run.judge.calls if run.judge else 0})

@@ -18,6 +18,7 @@ with R, C, SR on 1-5, ``empathy`` (alias ``emotion``) the 2-10 sum EmoSem + EmoA
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -138,12 +139,15 @@ def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
 
 
 def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set[str] | frozenset[str] = frozenset(),
-                   lang: str = "en") -> dict[str, Any]:
+                   lang: str = "en", unvalidated: Collection[str] = ()) -> dict[str, Any]:
     """``summary.json``'s ``overall``: ``{version, value, missing, partial}``.
 
     A term whose metric is absent/null or whose dimension is in ``incomplete`` is missing; then
     ``value`` is null and ``partial`` is ``{"value": sum of the available terms, "max": their maximum}``
     (null when no term is available).
+    A term whose dimension is in ``unvalidated`` (judged by a judge that is not validated for its
+    rubric family) is no measurement: it is listed in ``unvalidated``, ``value`` is null, ``partial``
+    adds the validated terms only, and ``with_unvalidated`` gives the sum with those terms beside it.
     v1 is defined for English only: a zh v1 overall is null with every term missing.
     """
     terms = _terms(version)
@@ -160,11 +164,16 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
             missing.append(name)
         else:
             available.append((t, x))
-    total = sum(t.value(x, version) for t, x in available)
-    if not missing:
+    doubtful = [(t, x) for t, x in available if t.key in unvalidated or (t.clarity and clarity_key in unvalidated)]
+    validated = [(t, x) for t, x in available if (t, x) not in doubtful]
+    total = sum(t.value(x, version) for t, x in validated)
+    if not missing and not doubtful:
         return {"version": version, "value": round(total, 3), "missing": [], "partial": None}
-    if not available:  # nothing to add up (a zh run with one knowledge set): no "partial 0 of 0"
-        return {"version": version, "value": None, "missing": missing, "partial": None}
-    partial_value, partial_max = total, sum(t.max for t, _ in available)
-    return {"version": version, "value": None, "missing": missing,
-            "partial": {"value": round(partial_value, 3), "max": round(partial_max, 3)}}
+    out: dict[str, Any] = {"version": version, "value": None, "missing": missing, "partial": None}
+    if validated:  # nothing to add up (a zh run with one knowledge set): no "partial 0 of 0"
+        out["partial"] = {"value": round(total, 3), "max": round(sum(t.max for t, _ in validated), 3)}
+    if doubtful:
+        out["unvalidated"] = [clarity_key if t.key == "wer" else t.key for t, _ in doubtful]
+        out["with_unvalidated"] = {"value": round(sum(t.value(x, version) for t, x in available), 3),
+                                   "max": round(sum(t.max for t, _ in available), 3)}
+    return out

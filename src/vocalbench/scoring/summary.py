@@ -13,7 +13,8 @@ keys of a later version are ignored, a key of the wrong type is an error naming 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import logging
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +25,18 @@ from vocalbench.config import RunConfig, is_off
 from vocalbench.errors import InputError
 from vocalbench.files import write_json
 from vocalbench.judge.spec import JudgeSpec, JudgeState
+from vocalbench.records import Score
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
+from vocalbench.scoring import dimensions as recipes
+from vocalbench.scoring import graph
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.dimensions import ROWS
+from vocalbench.scoring.dimensions import ROWS, subsets_of
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
+from vocalbench.scoring.stats import DEFAULT_RESAMPLES
 
+log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 Number = int | float  # a JSON number as written (an int stays an int)
 EVALUATORS = ("asr", "mos", "emotion", "judge")
@@ -70,7 +76,12 @@ class Overall(_Part):
     value: Number | None = None
     missing: list[str] = []
     partial: Partial | None = None
+    ci95: list[Number] | None = None  # only when scoring computed it (add_intervals)
     note: str | None = None  # only where the version is not defined for the language
+    # terms judged by a judge not validated for their rubric family: left out of ``partial``;
+    # ``with_unvalidated`` is the sum with them, shown beside it and marked
+    unvalidated: list[str] = []
+    with_unvalidated: Partial | None = None
 
     def shown(self) -> tuple[float | None, bool]:
         """(the overall, or else its partial sum; whether it is the partial one)."""
@@ -109,8 +120,12 @@ class Meta(_Part):
     vocalbench: str = ""
     schema_: int = Field(default=0, alias="schema")
     incomplete_dimensions: list[str] = []
+    unvalidated_dimensions: list[str] = []  # judged by a judge not validated for their rubric family
     not_scored: list[str] = []
     scoring_seconds: float | None = None
+    # 95 % CIs of the dimensions no single subsets row carries (a mean of subsets, a preserve rate);
+    # only when scoring computed them (add_intervals)
+    dimension_ci95: dict[str, list[Number]] = {}
 
 
 class Summary(_Part):
@@ -151,6 +166,20 @@ class Summary(_Part):
         """The ``ci95`` of a subsets row (None without one)."""
         got = self.subsets.get(row) if row else None
         return (float(got.ci95[0]), float(got.ci95[1])) if got is not None and got.ci95 else None
+
+    def dimension_ci(self, dim: str) -> tuple[float, float] | None:
+        """A dimension's 95 % CI as written: ``meta.dimension_ci95``, else the ``ci95`` of the one
+        subsets row it copies (None when the summary carries neither, e.g. one written before
+        ``dimension_ci95`` existed)."""
+        got = self.meta.dimension_ci95.get(dim)
+        if got:
+            return float(got[0]), float(got[1])
+        return self.ci95(recipes.ci_row(dim, self.lang or "en"))
+
+    def overall_ci(self) -> tuple[float, float] | None:
+        """The overall's 95 % CI as written (``overall.ci95``; None without one)."""
+        got = self.overall.ci95
+        return (float(got[0]), float(got[1])) if got else None
 
 
 def subset_row(r: SubsetResult, decided_by: Mapping[str, int] | None = None) -> SubsetRow:
@@ -212,6 +241,16 @@ def judge_provenance(cfg: RunConfig, judge: JudgeState, store: RunStore | None) 
     return JudgeValidity.model_validate(out)
 
 
+def unvalidated_dimensions(cfg: RunConfig, validity: JudgeValidity | None,
+                           dimensions: dict[str, Number | None]) -> list[str]:
+    """Dimensions built from a subset whose judged numbers are not validated (none for the paper's
+    judge, which defines the benchmark's numbers rather than approximating them)."""
+    if validity is None or not validity.unvalidated_subsets or is_paper("judge", str(cfg.judge)):
+        return []
+    return [d for d, v in dimensions.items()
+            if v is not None and any(s in validity.unvalidated_subsets for s in subsets_of(d, cfg.lang))]
+
+
 def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: RunStore | None = None,
                   components_used: dict[str, str] | None = None, judge: JudgeState | None = None,
                   not_scored: list[str] | None = None, imported_transcripts: int = 0,
@@ -231,15 +270,61 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     validity = judge_provenance(cfg, judge, store)
     if validity is not None:
         prov.judge_validity = validity
+    unvalidated = unvalidated_dimensions(cfg, validity, dims.values)
     meta = Meta.model_validate({"vocalbench": __version__, "schema": SCHEMA_VERSION,
                                 "incomplete_dimensions": sorted(dims.incomplete), "not_scored": sorted(not_scored or [])})
+    if unvalidated:
+        meta.unvalidated_dimensions = unvalidated
     if seconds is not None:
         meta.scoring_seconds = round(seconds, 3)
     return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system,
                    subsets={n: subset_row(results[n], (decided_by or {}).get(n)) for n in names}, dimensions=dims.values,
                    overall=Overall.model_validate(overall_result(dims.values, cfg.protocol, dims.incomplete,
-                                                                 lang=cfg.lang)),
+                                                                 lang=cfg.lang, unvalidated=unvalidated)),
                    provenance=prov, meta=meta)
+
+
+def _agrees(point: float, value: float) -> bool:
+    """Whether the graph's point value is the summary's (rounding aside)."""
+    return abs(point - value) <= max(0.02, 0.002 * abs(value))
+
+
+def add_intervals(summary: Summary, store: RunStore, evaluators: Sequence[tuple[str, str]], *,
+                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> None:
+    """Give ``summary`` the 95 % CIs its subsets rows do not carry: those of the dimensions built
+    from several subsets (``meta.dimension_ci95``) and of the overall (``overall.ci95``). They are
+    the statistics graph's (:mod:`vocalbench.scoring.graph`: clusters resampled within their
+    strata, :mod:`vocalbench.scoring.stats`) on the item scores of ``evaluators`` ((subset,
+    evaluator key) pairs: the scores the summary counted). A statistic whose point value is not
+    the summary's gets no interval (logged), so no interval ever belongs to another number."""
+    scores: dict[tuple[str, str], dict[str, Score]] = {}
+    for subset, key in evaluators:
+        for sc in store.scores(subset, evaluator=key):
+            scores.setdefault((sc.subset, sc.sample_id), {})[sc.name] = sc
+    if not scores:
+        return
+    samples = {(s.subset, s.id): s for s in store.samples() if (s.subset, s.id) in scores}
+    g = graph.build(scores, samples, lang=summary.lang, protocol=summary.protocol,
+                    version=summary.overall.version or summary.protocol, dimensions=summary.dimensions,
+                    metrics={name: row.metric for name, row in summary.subsets.items() if row.metric})
+    cis = graph.intervals(g, resamples, seed)
+
+    def checked(name: str, value: Number | None) -> list[Number] | None:
+        got = cis.get(name)
+        if got is None or value is None:
+            return None
+        if not _agrees(got[0], float(value)):
+            log.warning("%s: item scores give %.4f, the summary %.4f; no interval written", name, got[0], value)
+            return None
+        return [round(got[1][0], 4), round(got[1][1], 4)]
+
+    dims = {d: ci for d, v in summary.dimensions.items()
+            if recipes.ci_row(d, summary.lang) is None and (ci := checked(f"dimension:{d}", v)) is not None}
+    if dims:
+        summary.meta.dimension_ci95 = dims
+    overall = checked("overall", summary.overall.value)
+    if overall is not None:
+        summary.overall.ci95 = overall
 
 
 def write_summary(run_dir: str | Path, summary: Summary) -> Path:

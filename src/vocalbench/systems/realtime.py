@@ -11,6 +11,7 @@ understood in either mode.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
@@ -67,7 +68,11 @@ class RealtimeSystem:
         self.resource = endpoint_name(urlunsplit((scheme, u.netloc, "", "", "")))
 
     async def start(self) -> None:
-        return None
+        from vocalbench.audio import prepare_resampling
+
+        # every request resamples its query to 24 kHz before its first event: import the resampler
+        # here, untimed, rather than inside the first request's stall window
+        await asyncio.to_thread(prepare_resampling)
 
     async def close(self) -> None:
         return None

@@ -13,11 +13,16 @@ as ``output_text``, server deltas ``response.output_audio.delta`` /
 
 from __future__ import annotations
 
+import base64
 import uuid
 from dataclasses import dataclass
 from typing import Any, Literal
 
+import numpy as np
+
+from vocalbench.audio import float_to_pcm16, resample
 from vocalbench.records import Turn
+from vocalbench.systems.base import AudioChunk
 
 Api = Literal["ga", "beta"]
 RATE = 24000
@@ -97,3 +102,20 @@ def audio_out(api: Api, session: dict[str, Any]) -> bool:
     """Whether the session asks for audio (GA: ``output_modalities``; beta: ``modalities``)."""
     key = "modalities" if api == "beta" else "output_modalities"
     return "audio" in (session.get(key) or [])
+
+
+def to_24k(ev: AudioChunk) -> np.ndarray:
+    """An audio chunk's samples at the protocol's 24 kHz."""
+    if int(ev.sample_rate) == RATE:
+        return np.asarray(ev.samples, dtype=np.float32)
+    return resample(np.asarray(ev.samples, dtype=np.float32), int(ev.sample_rate), RATE)
+
+
+def pcm16_b64(ev: AudioChunk) -> str:
+    """An audio chunk as an ``audio`` delta's base64 PCM16 at 24 kHz."""
+    return base64.b64encode(float_to_pcm16(to_24k(ev))).decode()
+
+
+async def ws_send(ws: Any, kind: str, **fields: object) -> None:
+    """One server event on an aiohttp websocket, with its ``event_id`` (``None`` fields are left out)."""
+    await ws.send_json({"type": kind, "event_id": event_id(), **{k: v for k, v in fields.items() if v is not None}})

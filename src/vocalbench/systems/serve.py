@@ -40,7 +40,6 @@ from vocalbench.audio import (
     float_to_pcm16,
     info,
     pcm16_to_float,
-    resample,
     to_wav_bytes,
 )
 from vocalbench.components.vad import Kind
@@ -61,9 +60,11 @@ from vocalbench.systems.realtime_events import (
     Api,
     Names,
     audio_out,
-    event_id,
     merge_session,
+    pcm16_b64,
     server_session,
+    to_24k,
+    ws_send,
 )
 from vocalbench.systems.scripted import REQUEST_ARRIVAL
 from vocalbench.systems.turn_taking import TurnTakingSession, requested_turn_detection
@@ -261,7 +262,7 @@ class SystemServer:
                 await resp.write(chunk({"audio": {"id": aid, "transcript": ev.text}} if audio_out
                                        else {"content": ev.text}))
             elif isinstance(ev, AudioChunk) and audio_out:
-                await resp.write(chunk({"audio": {"id": aid, "data": _pcm16_b64(ev)}}))
+                await resp.write(chunk({"audio": {"id": aid, "data": pcm16_b64(ev)}}))
             elif isinstance(ev, Done):
                 break
             elif isinstance(ev, Failure):
@@ -285,7 +286,7 @@ class SystemServer:
             if isinstance(ev, TextDelta):
                 texts.append(ev.text)
             elif isinstance(ev, AudioChunk):
-                audio.append(_to_24k(ev))
+                audio.append(to_24k(ev))
             elif isinstance(ev, Done):
                 break
             elif isinstance(ev, Failure):
@@ -360,7 +361,7 @@ class SystemServer:
         ws = web.WebSocketResponse(max_msg_size=64 * 1024 * 1024, heartbeat=None)
         await ws.prepare(request)
         session = server_session(api, f"sess_{uuid.uuid4().hex[:12]}")
-        await _ws_send(ws, "session.created", session=session)
+        await ws_send(ws, "session.created", session=session)
         history: list[Turn] = []
         buffer: list[bytes] = []
         committed: bytes | None = None
@@ -381,16 +382,16 @@ class SystemServer:
                         await _ws_error(ws, "invalid_request_error", "turn_detection: this server was started "
                                         "without --turn-detection")
                         continue
-                    await _ws_send(ws, "session.updated", session=session)
+                    await ws_send(ws, "session.updated", session=session)
                     await TurnTakingSession(self, request, ws, api, session, history, self.turn_detection).run()
                     return ws
-                await _ws_send(ws, "session.updated", session=session)
+                await ws_send(ws, "session.updated", session=session)
             elif kind == "conversation.item.create":
                 item = {**(ev.get("item") or {}), "id": f"item_{uuid.uuid4().hex[:12]}"}
                 text = "".join(c.get("text") or c.get("transcript") or "" for c in item.get("content") or [])
                 if item.get("role") in ("user", "assistant") and text:
                     history.append(Turn(role=item["role"], text=text))
-                await _ws_send(ws, names.item_added, previous_item_id=last_item, item=item)
+                await ws_send(ws, names.item_added, previous_item_id=last_item, item=item)
                 last_item = item["id"]
             elif kind == "input_audio_buffer.append":
                 buffer.append(base64.b64decode(ev.get("audio") or ""))
@@ -399,7 +400,7 @@ class SystemServer:
             elif kind == "input_audio_buffer.commit":
                 committed, buffer = b"".join(buffer), []
                 item_id = f"item_{uuid.uuid4().hex[:12]}"
-                await _ws_send(ws, "input_audio_buffer.committed", previous_item_id=last_item, item_id=item_id)
+                await ws_send(ws, "input_audio_buffer.committed", previous_item_id=last_item, item_id=item_id)
                 last_item = item_id
             elif kind == "response.create":
                 await _arrived()
@@ -427,7 +428,7 @@ class SystemServer:
                                  audio: bool, sample: Sample, drop: bool) -> bool:
         ids = {"response_id": f"resp_{uuid.uuid4().hex[:12]}", "item_id": f"item_{uuid.uuid4().hex[:12]}",
                "output_index": 0, "content_index": 0}
-        await _ws_send(ws, "response.created", response={"id": ids["response_id"], "object": "realtime.response",
+        await ws_send(ws, "response.created", response={"id": ids["response_id"], "object": "realtime.response",
                                                          "status": "in_progress"})
         events = self._events(sample)
         try:
@@ -443,14 +444,14 @@ class SystemServer:
         async for ev in events:
             if isinstance(ev, TextDelta):
                 texts.append(ev.text)
-                await _ws_send(ws, names.transcript_delta if audio else names.text_delta, delta=ev.text, **ids)
+                await ws_send(ws, names.transcript_delta if audio else names.text_delta, delta=ev.text, **ids)
             elif isinstance(ev, AudioChunk) and audio:
-                await _ws_send(ws, names.audio_delta, delta=_pcm16_b64(ev), **ids)
+                await ws_send(ws, names.audio_delta, delta=pcm16_b64(ev), **ids)
             elif isinstance(ev, Done):
                 break
             elif isinstance(ev, Failure):
                 await _ws_error(ws, ev.type, ev.message)
-                await _ws_send(ws, "response.done", response={
+                await ws_send(ws, "response.done", response={
                     "id": rid, "object": "realtime.response", "status": "failed",
                     "status_details": {"type": "failed", "error": {"type": ev.type, "message": ev.message}}})
                 return True
@@ -459,11 +460,11 @@ class SystemServer:
                 request.transport.close()  # type: ignore[union-attr]  # abrupt: no close frame
                 return False
         if audio:
-            await _ws_send(ws, names.audio_done, **ids)
-            await _ws_send(ws, names.transcript_done, transcript="".join(texts), **ids)
+            await ws_send(ws, names.audio_done, **ids)
+            await ws_send(ws, names.transcript_done, transcript="".join(texts), **ids)
         else:
-            await _ws_send(ws, names.text_done, text="".join(texts), **ids)
-        await _ws_send(ws, "response.done", response={"id": rid, "object": "realtime.response", "status": "completed"})
+            await ws_send(ws, names.text_done, text="".join(texts), **ids)
+        await ws_send(ws, "response.done", response={"id": rid, "object": "realtime.response", "status": "completed"})
         return True
 
 
@@ -509,16 +510,6 @@ async def _first_event(events: AsyncIterator[Event]) -> Event | None:
     return await anext(events, None)
 
 
-def _to_24k(ev: AudioChunk) -> np.ndarray:
-    if int(ev.sample_rate) == OPENAI_AUDIO_RATE:
-        return np.asarray(ev.samples, dtype=np.float32)
-    return resample(np.asarray(ev.samples, dtype=np.float32), int(ev.sample_rate), OPENAI_AUDIO_RATE)
-
-
-def _pcm16_b64(ev: AudioChunk) -> str:
-    return base64.b64encode(float_to_pcm16(_to_24k(ev))).decode()
-
-
 def _error_response(status: int, kind: str, message: str, headers: dict[str, str] | None = None) -> web.Response:
     return web.json_response({"error": {"message": message, "type": kind, "code": kind}}, status=status,
                              headers=headers)
@@ -541,13 +532,8 @@ def _drop(request: web.Request, resp: web.StreamResponse) -> web.StreamResponse:
     return resp
 
 
-async def _ws_send(ws: web.WebSocketResponse, kind: str, **fields: object) -> None:
-    """One server event with its ``event_id`` (``None`` fields are left out)."""
-    await ws.send_json({"type": kind, "event_id": event_id(), **{k: v for k, v in fields.items() if v is not None}})
-
-
 async def _ws_error(ws: web.WebSocketResponse, kind: str, message: str) -> None:
-    await _ws_send(ws, "error", error={"type": kind, "code": kind, "message": message})
+    await ws_send(ws, "error", error={"type": kind, "code": kind, "message": message})
 
 
 async def serve_forever(system: System, port: int, faults: FaultPlan, seed: int = 0, quiet: bool = False,

@@ -25,21 +25,27 @@ import asyncio
 import base64
 import json
 import uuid
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import AsyncIterator, Mapping
+from typing import Any, Protocol
 
 import numpy as np
 from aiohttp import WSMsgType, web
 
 from vocalbench.audio import pcm16_to_float, to_wav_bytes
 from vocalbench.components.vad import Kind, TurnDetector, TurnSettings, resampler_24k_to_16k
-from vocalbench.records import Turn
-from vocalbench.systems.base import AudioChunk, Done, Failure, TextDelta
-from vocalbench.systems.realtime_events import RATE, Api, audio_out, merge_session
+from vocalbench.records import Sample, Turn
+from vocalbench.systems.base import AudioChunk, Done, Event, Failure, TextDelta
+from vocalbench.systems.realtime_events import RATE, Api, audio_out, merge_session, pcm16_b64, ws_send
 from vocalbench.systems.scripted import REQUEST_ARRIVAL
 
-if TYPE_CHECKING:
-    from vocalbench.systems.serve import SystemServer
+
+class ReplyServer(Protocol):
+    """What a turn-taking session needs of the server it runs in (systems/serve.py's SystemServer):
+    a sample made of a finished user turn, and the system's events for it."""
+
+    def _sample(self, request: web.Request, wav: bytes | None, history: list[Turn]) -> Sample: ...
+
+    def _events(self, sample: Sample) -> AsyncIterator[Event]: ...
 
 
 def requested_turn_detection(api: Api, session: dict[str, Any]) -> dict[str, Any] | None:
@@ -54,7 +60,7 @@ def requested_turn_detection(api: Api, session: dict[str, Any]) -> dict[str, Any
 class TurnTakingSession:
     """One websocket conversation with server-side turn detection (see the module docstring)."""
 
-    def __init__(self, server: SystemServer, request: web.Request, ws: web.WebSocketResponse, api: Api,
+    def __init__(self, server: ReplyServer, request: web.Request, ws: web.WebSocketResponse, api: Api,
                  session: dict[str, Any], history: list[Turn], vad: Kind) -> None:
         from vocalbench.systems.realtime_events import NAMES
 
@@ -79,10 +85,8 @@ class TurnTakingSession:
         return TurnSettings.from_protocol(td, self.vad)
 
     async def send(self, kind: str, **fields: object) -> None:
-        from vocalbench.systems.serve import _ws_send
-
         if not self.ws.closed:
-            await _ws_send(self.ws, kind, **fields)
+            await ws_send(self.ws, kind, **fields)
 
     async def run(self) -> None:
         """Read client events until the socket closes; responses run beside the reading."""
@@ -180,9 +184,8 @@ class TurnTakingSession:
                     await self.send(self.names.transcript_delta if audio else self.names.text_delta,
                                     delta=ev.text, **ids)
                 elif isinstance(ev, AudioChunk) and audio:
-                    from vocalbench.systems.serve import _pcm16_b64
 
-                    await self.send(self.names.audio_delta, delta=_pcm16_b64(ev), **ids)
+                    await self.send(self.names.audio_delta, delta=pcm16_b64(ev), **ids)
                 elif isinstance(ev, Done):
                     break
                 elif isinstance(ev, Failure):

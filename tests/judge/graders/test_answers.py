@@ -246,3 +246,22 @@ def test_mandarin_ma_question_reads_its_predicates():
     ref = "这个推理是不正确且没有充分依据的，因为可能忘带伞。"
     assert _reason(q, ref, "这个推理是不正确的。", "zh").verdict == 1.0
     assert _reason(q, ref, "这个推理正确，依据也充分。", "zh").verdict == 0.0
+
+
+def test_the_ice_example_reads_the_answer_not_the_word_count():
+    """Issue 27: "The ice will melt." against "The ice melts completely into the tea." is right
+    ("melt" recalls "melts"); the same words negated, or contradicted, are not."""
+    q = "If you drop a few ice cubes into a cup of hot tea and wait for an hour, what happens to the ice?"
+    ref = "The ice melts completely into the tea."
+
+    def ev(reply: str):
+        return grade("reasoning_binary_en", {"question": q, "reference": ref, "reply": reply}, {})
+
+    right = ev("The ice will melt.")
+    assert right.verdict == 1.0 and right.features["key_recall"] == 0.5 and right.features["contradicts"] == 0.0
+    negated = ev("The ice will not melt; it stays solid.")
+    assert negated.verdict is None and negated.features["key_recall"] == 0.0 and negated.features["contradicts"] > 0
+    assert ev("The tea gets colder and the ice floats.").verdict is None  # says something the reference does not
+    zh = grade("reasoning_binary_zh", {"question": "把几块冰放进热茶里等一个小时，冰会怎样？", "reference": "冰会全部融化在茶里。",
+                                       "reply": "冰不会融化。"}, {})
+    assert zh.verdict is None and zh.features["contradicts"] > 0

@@ -101,6 +101,16 @@ def test_classical_form():
     assert _grade("Mandarin specific", q, regulated, "zh").verdict == 0.0
 
 
+def test_mandarin_specific_items_reach_their_check_whatever_the_sub_category():
+    """zh 900-999: the scorer passes the criterion's key beside the sub-category; the classical
+    form check (dead code before issue 27: it never received its category) now runs."""
+    q = "请写一首关于月亮的五言绝句。"
+    regulated = "明月照高楼，清光满九州。思君如夜色，不觉到中秋。露冷梧桐院，风清杨柳洲。何时同此夜，把酒话从头。"
+    fields = {"question": q, "reply": regulated}
+    assert grade("instruction_zh", fields, {"type": "Genre", "criterion": "Mandarin specific"}).verdict == 0.0
+    assert grade("instruction_zh", fields, {"type": "Genre"}).verdict is None
+
+
 def test_question_ending_and_topic_shift_are_features_only():
     q = "How do I start running? End your answer with another relevant question."
     ev = _grade("Instruction", q, "Start slowly with short jogs three times a week. Want a beginner plan?")

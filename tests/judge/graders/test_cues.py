@@ -58,7 +58,7 @@ def test_empathy_warm_reply_outranks_cold_advice():
     cold = _f("emotion_semantic_en", question=q, emotion="sad",
               reply="Keep busy in the evenings. Take a class or go to the gym.")
     assert warm["opens_warm"] == 1.0 and cold["opens_warm"] == 0.0
-    assert warm["empathy"] > cold["empathy"] and warm["length"] > cold["length"]
+    assert warm["empathy"] > cold["empathy"] and "length" not in warm
 
 
 def test_empathy_misread_and_dismissive_feelings():
@@ -153,8 +153,7 @@ def test_advice_detail_and_refusal():
                         "store, and add five minutes each week.")
     vague = _f("single_round_en", question=q, reply="Just go out and do it, you'll figure it out.")
     refusal = _f("single_round_en", question=q, reply="I'm sorry, but I can't give advice on exercise.")
-    assert detailed["items"] > vague["items"]
-    assert detailed["length"] > vague["length"] and detailed["topic"] > vague["topic"]
+    assert detailed["topic"] > vague["topic"] and not {"length", "items"} & set(detailed)
     assert refusal["refuses"] == 1.0 and detailed["refuses"] == 0.0
 
 
@@ -163,7 +162,7 @@ def test_advice_mandarin():
     good = _f("single_round_zh", question=q,
               reply="养绿萝可以这样做：第一，放在散射光的地方，别直晒；第二，土干了再浇透，夏天三四天一次；第三，每月施一次稀释的液肥。")
     refusal = _f("single_round_zh", question=q, reply="抱歉，这个问题我没办法回答。")
-    assert good["items"] > refusal["items"] and good["topic"] > refusal["topic"] and good["length"] > refusal["length"]
+    assert good["topic"] > refusal["topic"]
     assert refusal["refuses"] == 1.0 and good["refuses"] == 0.0
 
 
@@ -178,7 +177,10 @@ def test_code_switched_reference_recall():
                  reply="职业倦怠是长期压力导致的身心耗竭，要合理安排工作、保证休息。")
     off = _f("cs_open_ended_understanding", question=q, reference=ref, reply="说到旅行，最近很多人喜欢去海边度假。")
     assert on["ref_recall"] > off["ref_recall"] and chinese["ref_recall"] > off["ref_recall"]
-    assert set(on) == {"length", "ref_recall"}
+    assert set(on) == {"ref_recall", "contradicts"}
+    denied = _f("cs_open_ended_understanding", question=q, reference=ref,
+                reply="有人说burnout就是长期压力导致的身心耗竭，但这种说法并不成立。")
+    assert denied["ref_recall"] == 0.0 and denied["contradicts"] > 0.5
 
 
 def test_long_replies_stay_fast():
@@ -186,3 +188,34 @@ def test_long_replies_stay_fast():
     grade("emotion_semantic_en", {"question": "I feel sad.", "reply": "I'm sorry you feel sad. " * 3000}, {})
     grade("single_round_zh", {"question": "怎么做面包？", "reply": "首先把面粉和水混合，然后揉面。" * 3000}, {})
     assert time.perf_counter() - start < 1.0
+
+
+# --- content, not length (issue 27) ------------------------------------------------------------
+
+
+def test_padding_and_a_restated_question_move_no_feature():
+    """Filler and a restatement of the question add nothing a 1-5 feature reads as quality."""
+    from vocalbench.judge.stress import pad
+
+    q = "My dog died last week and the house feels so empty. How do I get through the evenings?"
+    reply = "I'm so sorry about your dog. Evenings are hard; be gentle with yourself and call a friend tonight."
+    for rubric in ("emotion_semantic_en", "single_round_en", "creativity_en"):
+        plain = _f(rubric, question=q, emotion="sad", reply=reply)
+        padded = _f(rubric, question=q, emotion="sad", reply=pad(reply, q, "en", "x", factor=3.0))
+        assert not {"length", "items"} & set(plain), rubric
+        assert padded.get("topic", 0.0) <= plain.get("topic", 0.0) + 1e-9, rubric
+
+
+def test_reasoning_recall_reads_negation_and_inflection():
+    q = "If you drop a few ice cubes into a cup of hot tea and wait for an hour, what happens to the ice?"
+    ref = "The ice melts completely into the tea."
+    said = _f("reasoning_open_en", question=q, reference=ref, reply="The ice will melt.")
+    denied = _f("reasoning_open_en", question=q, reference=ref, reply="The ice will not melt; it stays solid.")
+    parroted = _f("reasoning_open_en", question=q, reference=ref,
+                  reply="Ice, melts, completely, tea. But it is simply not true that the ice melts completely.")
+    assert said["answer_recall"] > 0.5 and said["contradicts"] == 0.0
+    assert denied["answer_recall"] == 0.0 and denied["contradicts"] > 0.0
+    assert parroted["answer_recall"] == 0.0 and parroted["contradicts"] == 1.0
+    zh = _f("reasoning_open_zh", question="把冰块放进热茶里一小时，冰会怎样？", reference="冰块会完全融化在茶里。",
+            reply="冰块不会融化，还是硬的。")
+    assert zh["contradicts"] > 0.0 and "length" not in zh

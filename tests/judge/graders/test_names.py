@@ -81,7 +81,7 @@ def test_features_rank():
     echo = _zh(q, "明朝", "长城主要修建于朝代。").features
     refuse = _zh(q, "明朝", "这个我不乱说了，你可以查一下。").features
     assert close["char_recall"] > echo["char_recall"]
-    assert close["new_content"] > echo["new_content"]
+    assert "new_content" not in close  # saying something new is no sign of saying the right thing
     assert refuse["declines"] == 1.0 and close["declines"] == 0.0
     variant = _cs_en("Who was Guinevere's lover?", "Lancelot", "Sir Launcelot du Lake.").features
     assert variant["word_recall"] == 1.0

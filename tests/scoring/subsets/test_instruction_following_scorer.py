@@ -61,6 +61,7 @@ async def test_judged_items_never_see_the_answer() -> None:
     assert judge.calls[-1][0] == "instruction_zh"
     assert judge.calls[-1][1]["criterion"] == CRITERIA["zh"]["Mandarin specific"]
     assert scored_zh.details["type"] == zh.sub_category  # rates stay per sub-category
+    assert scored_zh.details["criterion"] == "Mandarin specific"  # and the grader learns the criterion's key
 
 
 def test_speed_reference_by_hand() -> None:

@@ -35,7 +35,17 @@ from functools import lru_cache
 from typing import cast
 
 from vocalbench.judge.graders.registry import found, grader
-from vocalbench.judge.graders.tokens import STOPWORDS_EN, content_words, is_zh, numbers, recall, zh_chars
+from vocalbench.judge.graders.tokens import (
+    STOPWORDS_EN,
+    content_words,
+    is_zh,
+    numbers,
+    polar_recall,
+    polar_terms,
+    recall,
+    stem,
+    zh_chars,
+)
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.scoring.text import normalize_en
 
@@ -171,12 +181,8 @@ _EN_QUESTION_SPLIT = re.compile(r"(?<=[?.:!])\s+")
 
 
 def _stem(word: str) -> str:
-    """A crude English stem: "realized", "realize" and "realizes" read alike."""
-    for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+    """A crude English stem: "realized", "realize" and "realizes" read alike (tokens.stem)."""
+    return stem(word)
 
 
 def _en_words(text: str) -> list[str]:
@@ -740,11 +746,16 @@ def _short_match(reply: str, want: str, lang: str) -> tuple[bool | None, str]:
 def compare(question: str, reference: str, reply: str, lang: str, dialogue: bool = False) -> Evidence:
     """The evidence of one item: settled on a clear match or mismatch, else features."""
     ref = reference_answer(question, reference, lang)
-    qwords = set(content(question, lang))
-    key = [w for w in content(reference, lang) if w not in qwords] or content(reference, lang)
+    ref_terms, said = polar_terms(reference, lang), polar_terms(reply, lang)
+    asked = frozenset(t for t, _ in polar_terms(question, lang))
+    recalled, contradicted = polar_recall(ref_terms, said)
+    key_recalled, key_contradicted = polar_recall(ref_terms, said, asked if {t for t, _ in ref_terms} - asked
+                                                  else frozenset())
     hedged = hedges(reply, lang)
-    feats = {"ref_recall": round(recall(content(reference, lang), content(reply, lang)), 4),
-             "key_recall": round(recall(key, content(reply, lang)), 4),
+    # recall reads terms with their polarity ("will not melt" recalls nothing of "melts") and
+    # their inflection ("melt" recalls "melts"); contradiction: reference terms said only negated
+    feats = {"ref_recall": round(recalled, 4), "key_recall": round(key_recalled, 4),
+             "contradicts": round(max(contradicted, key_contradicted), 4),
              "hedge": float(hedged), "asks_back": float(asks_back(reply, question, lang))}
     match: bool | None = None
     note = ref.kind
@@ -761,19 +772,32 @@ def compare(question: str, reference: str, reply: str, lang: str, dialogue: bool
         match, note = _number_match(question, reply, cast(float, ref.value), lang)
     elif ref.kind == "short":
         match, note = _short_match(reply, cast(str, ref.value), lang)
+    elif ref.kind == "span" and not dialogue and _restates_part(ref_terms, said, asked, key_recalled, contradicted):
+        match, note = True, "span: states part of the reference's answer and nothing else"
     if dialogue and ref.kind in ("polarity", "short"):
         match = None  # a turn's yes/no or one word says little: "Are you sure? I thought Lyon" - "No, Paris"
     feats["answer_match"] = 0.5 if match is None else float(match)
     return found(_verdict(match, hedged), note, **feats)
 
 
-@grader("reasoning_binary_en", "reasoning_binary_zh", version="2")
+def _restates_part(reference: Sequence[tuple[str, bool]], reply: Sequence[tuple[str, bool]], asked: frozenset[str],
+                   key_recalled: float, contradicted: float) -> bool:
+    """A free-text reference's answer, said in part and with nothing of its own: the reply states
+    at least one of the reference's terms beyond the question, with the reference's polarity,
+    contradicts none, and every term it adds to the question's is the reference's ("The ice will
+    melt." for "The ice melts completely into the tea.")."""
+    ref = set(reference)
+    added = [(t, neg) for t, neg in reply if t not in asked]
+    return bool(added) and key_recalled > 0 and contradicted == 0 and all(term in ref for term in added)
+
+
+@grader("reasoning_binary_en", "reasoning_binary_zh", version="3")
 def answer_match(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     question, reference, reply = fields.get("question", ""), fields.get("reference", ""), fields.get("reply", "")
     return compare(question, reference, reply, lang_of(question + reference))
 
 
-@grader("multi_round_binary_en", "multi_round_binary_zh", version="2")
+@grader("multi_round_binary_en", "multi_round_binary_zh", version="3")
 def turn_match(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     question, reference, reply = fields.get("question", ""), fields.get("reference", ""), fields.get("reply", "")
     return compare(question, reference, reply, lang_of(question + reference), dialogue=True)

@@ -24,7 +24,7 @@ phrase is there but not in place, only an inflected form is there). A sure failu
 is the type's own criterion settles "not followed"; the types whose criterion is nothing but such
 checks (Keywords, Num, English Spoken format) settle "followed" when every check surely passes.
 Everything else (style, situation, order) gets the features only: the share of checks failed,
-whether all passed, the reply's length.
+whether all passed, how much of the instruction's content the reply takes up (never its length).
 """
 
 from __future__ import annotations
@@ -415,17 +415,21 @@ def checks_for(kind: str, question: str, reply: str, zh: bool) -> list[Check]:
     return out
 
 
-@grader("instruction_en", "instruction_zh", version="2")
+@grader("instruction_en", "instruction_zh", version="3")
 def checkable(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     question, reply = fields.get("question", ""), fields.get("reply", "")
-    zh, kind = is_zh(question), meta.get("type", "")
+    # the criterion's key: zh 900-999 share one Mandarin-specific criterion whatever the sub-category
+    zh, kind = is_zh(question), meta.get("criterion") or meta.get("type", "")
     checks = checks_for(kind, question, reply, zh) if reply.strip() else []
     failed = [c for c in checks if not c.ok]
+    lang = "zh" if zh else "en"
     feats = {
         "failed": round(len(failed) / len(checks), 4) if checks else 0.0,
         "all_passed": float(bool(checks) and not failed),
         "topic_shift": topic_shift(question, reply, zh) if kind == "Topic change" else 0.0,
-        "length": round(min(len(reply) / 200.0 if zh else len(reply.split()) / 120.0, 3.0), 4),
+        # how much of the instruction's own content the reply takes up (no length: only a count
+        # the instruction asks for, checked above, may read the reply's size)
+        "topic": round(recall(content_words(question, lang), content_words(reply, lang)), 4),
     }
     note = f"{kind or 'no type'}: {len(checks) - len(failed)}/{len(checks)} checks pass" + (
         f" (failed: {', '.join(sorted({c.kind for c in failed}))})" if failed else "")

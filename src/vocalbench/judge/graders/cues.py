@@ -29,7 +29,15 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from vocalbench.judge.graders.registry import found, grader
-from vocalbench.judge.graders.tokens import STOPWORDS_EN, content_words, is_zh, recall
+from vocalbench.judge.graders.tokens import (
+    STOPWORDS_EN,
+    content_words,
+    is_zh,
+    polar_recall,
+    polar_terms,
+    recall,
+    stem,
+)
 from vocalbench.judge.rubrics.record import Evidence
 
 MAX_CHARS = 2000
@@ -193,7 +201,6 @@ _GENRE_CUES = (  # the prompt's own wording, when neither the rubric id nor the 
 )
 
 # --- single-round advice -----------------------------------------------------------------------
-ITEMS = re.compile(r"[,，、;；:：]|\n\s*(?:[-*•]|\d+[.)、])")  # separators and bullets: how many things it names
 REFUSE = {"en": re.compile(r"\b(i(?:'m| am) (?:not able|unable) to|i can(?:'t|not) (?:help|give|provide|offer|"
                            r"answer|advise)|i(?:'m| am) sorry,? but|not able to (?:give|provide|offer) advice|"
                            r"i (?:don't|do not) (?:give|provide|offer) advice|i must decline|i won't be able)\b"),
@@ -227,29 +234,12 @@ def _n_units(text: str, lang: str) -> int:
     return len(_CJK.findall(text)) + len(_LATIN.findall(text)) if lang == "zh" else len(_words(text))
 
 
-def _size(text: str, lang: str) -> float:
-    """Length on a 0-2 scale, a point per 100 English words or 160 Mandarin characters: it stops
-    growing at 200 words (320 characters), so a long reply of another system is not read as ever
-    better."""
-    return round(min(_n_units(text, lang) / (160.0 if lang == "zh" else 100.0), 2.0), 4)
-
-
-def _count(pattern: re.Pattern[str], text: str, cap: float = 3.0) -> float:
-    return float(min(len(pattern.findall(text)), cap))
-
-
 def _per(pattern: re.Pattern[str], text: str, lang: str, per: float, cap: float = 3.0) -> float:
     """Hits per ``per`` units, capped: a density that does not grow with length."""
     n = max(_n_units(text, lang), 1)
     return round(min(len(pattern.findall(text)) * per / max(n, per / 2), cap), 4)
 
 
-@lru_cache(maxsize=8192)
-def _stem(word: str) -> str:
-    for suffix in ("ies", "ing", "ed", "es", "ly", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
-            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
-    return word
 
 
 @lru_cache(maxsize=256)
@@ -257,13 +247,33 @@ def _terms(text: str, lang: str, drop_task: bool = False) -> tuple[str, ...]:
     """Content terms: English stemmed non-stopwords; Mandarin character bigrams plus Latin words."""
     if lang == "zh":
         return tuple(content_words(TASK_ZH.sub("，", text) if drop_task else text, "zh") + _LATIN.findall(text))
-    return tuple(_stem(w) for w in _words(text)
+    return tuple(stem(w) for w in _words(text)
                  if len(w) > 1 and w not in STOPWORDS_EN and not (drop_task and w in TASK_WORDS_EN))
 
 
+_SENTENCES = {"en": re.compile(r"(?<=[.!?])\s+|\n+"), "zh": re.compile(r"(?<=[。！？!?])|\n+")}
+
+
+def without_echo(reply: str, question: str, lang: str) -> str:
+    """The reply without the sentences that mostly restate the question (at least 60 % of their
+    content terms are the question's): restating a question is not taking it up."""
+    asked = set(_terms(question, lang))
+    kept = []
+    for sent in _SENTENCES[lang].split(reply):
+        terms = _terms(sent, lang)
+        if sent.strip() and not (len(terms) >= 3 and sum(t in asked for t in terms) >= 0.6 * len(terms)):
+            kept.append(sent)
+    return ("" if lang == "zh" else " ").join(kept)
+
+
 def _uptake(question: str, reply: str, lang: str) -> float:
-    """Share of the question's content (beyond the request words) the reply takes up."""
-    return round(recall(_terms(question, lang, drop_task=True), _terms(reply, lang)), 4)
+    """Share of the question's content (beyond the request words) the reply takes up, in its own
+    sentences (not in a restatement of the question)."""
+    return round(recall(_terms(question, lang, drop_task=True), _terms(without_echo(reply, question, lang), lang)), 4)
+
+
+def _has(pattern: re.Pattern[str], text: str) -> float:
+    return float(bool(pattern.search(text)))
 
 
 def _variety(text: str, lang: str, window: int = 40) -> float:
@@ -292,22 +302,27 @@ def _denies(text: str, lang: str) -> bool:
     return bool(DENIAL[lang].search(head))
 
 
-@grader("reasoning_open_en", "reasoning_open_zh", version="2")
+@grader("reasoning_open_en", "reasoning_open_zh", version="3")
 def reasoning_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """``answer_recall``: the share of the reference's terms beyond the question (for an analogy,
-    its answer) that the reply recalls, doubled and capped at 1 (a full answer in other words rarely
-    repeats more than half of them); ``premise``: 1 when the reply also rejects a premise the
-    reference rejects, 0 when it does not, 0.5 when the reference rejects none."""
+    its answer) that the reply states with the same polarity (inflections alike: "melt" recalls
+    "melts", "will not melt" does not), less the share it states negated or denies, doubled and
+    capped at 1 (a full answer in other words rarely repeats more than half of them);
+    ``contradicts``: the share it states negated or denies;
+    ``premise``: 1 when the reply also rejects a premise the reference rejects, 0 when it does not,
+    0.5 when the reference rejects none. No length: the criterion asks for a correct answer and
+    sound reasoning, not for a long one."""
     lang, reply = _lang(fields), _text(fields, "reply")
     question, reference = _text(fields, "question"), _text(fields, "reference")
-    asked = set(_terms(question, lang))
-    ref = _terms(reference, lang)
-    novel = [t for t in ref if t not in asked] or list(ref)
+    ref = polar_terms(reference, lang)
+    asked = frozenset(t for t, _ in polar_terms(question, lang))
+    novel = asked if {t for t, _ in ref} - asked else frozenset()
+    recalled, contradicted = polar_recall(ref, polar_terms(reply, lang), novel)
     premise = (1.0 if _denies(reply, lang) else 0.0) if _denies(reference, lang) else 0.5
-    answer = min(2.0 * recall(novel, _terms(reply, lang)), 1.0)
-    return found(None, "", answer_recall=round(answer, 4), premise=premise,
-                 topic=_uptake(question, reply, lang), reasons=_count(REASONS[lang], reply),
-                 hedges=_count(HEDGE[lang], reply), length=_size(reply, lang))
+    return found(None, "", answer_recall=round(min(2.0 * max(recalled - contradicted, 0.0), 1.0), 4),
+                 contradicts=round(min(2.0 * contradicted, 1.0), 4), premise=premise,
+                 topic=_uptake(question, reply, lang), reasons=_has(REASONS[lang], reply),
+                 hedges=_has(HEDGE[lang], reply))
 
 
 # --- empathy -----------------------------------------------------------------------------------
@@ -326,21 +341,25 @@ def _given(reply: str, lang: str) -> set[str]:
     return out
 
 
-@grader("emotion_semantic_en", "emotion_semantic_zh", version="2")
+@grader("emotion_semantic_en", "emotion_semantic_zh", version="3")
 def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """The feelings the reply should meet are the question's own and, in English only (the zh
-    judge is not shown it), the emotion label; ``misreads`` needs one of them to compare with."""
+    judge is not shown it), the emotion label; ``misreads`` needs one of them to compare with.
+    ``empathy`` is a density (cues per 50 words / 80 characters), ``topic`` the share of the
+    user's situation the reply takes up: neither grows with length."""
     lang, reply = _lang(fields), _text(fields, "reply")
-    expected = _classes(_text(fields, "question"), lang)
+    question = _text(fields, "question")
+    expected = _classes(question, lang)
     label = _text(fields, "emotion").strip() if lang == "en" else ""
     expected |= {c for c in FEELINGS["en"] if label and label.startswith(c[:4])}
     given = _given(reply, lang)
     return found(None, "", opens_warm=float(bool(EMPATHY[lang].search(_opening(reply, lang)))),
-                 empathy=_count(EMPATHY[lang], reply), mirrors=float(bool(given & expected)),
+                 empathy=_per(EMPATHY[lang], reply, lang, 50.0 if lang == "en" else 80.0, cap=1.0),
+                 mirrors=float(bool(given & expected)),
                  misreads=float(bool(expected and given - expected) and not given & expected),
                  dismissive=float(bool(DISMISS[lang].search(reply))),
                  you=_per(SECOND_PERSON[lang], reply, lang, 20.0 if lang == "en" else 40.0),
-                 length=_size(reply, lang))
+                 topic=_uptake(question, reply, lang))
 
 
 # --- creativity --------------------------------------------------------------------------------
@@ -387,42 +406,47 @@ def _form(kind: str, text: str, lang: str) -> float:
     return 0.0
 
 
-@grader("creativity_en", "creativity_zh", version="2")
+@grader("creativity_en", "creativity_zh", version="3")
 def creativity_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """Where the judge sees a reference (the zh appreciation categories), an appreciation's form
-    also counts how much of it the reply recalls (doubled, capped at 1)."""
+    also counts how much of it the reply recalls (doubled, capped at 1). ``topic``: how much of the
+    prompt's subject the piece takes up. No length: the criteria ask for vivid, fitting, well-made
+    writing, not for a long piece."""
     lang, reply = _lang(fields), _text(fields, "reply")
     kind = genre(fields, meta)
     form = _form(kind, reply, lang)
     reference = _text(fields, "reference")
     if kind == "appreciation" and reference:
         form = (form + min(2.0 * recall(_terms(reference, lang), _terms(reply, lang)), 1.0)) / 2.0
-    return found(None, kind, length=_size(reply, lang), variety=_variety(reply, lang),
+    return found(None, kind, variety=_variety(reply, lang),
                  imagery=round(_per(IMAGERY[lang], reply, lang, 100.0 if lang == "en" else 200.0) / 3.0, 4),
-                 form=round(form, 4), off_task=float(bool(OFF_TASK[lang].search(reply))))
+                 form=round(form, 4), off_task=float(bool(OFF_TASK[lang].search(reply))),
+                 topic=_uptake(_text(fields, "question"), reply, lang))
 
 
 # --- single-round advice -----------------------------------------------------------------------
 
 
-@grader("single_round_en", "single_round_zh", version="2")
+@grader("single_round_en", "single_round_zh", version="3")
 def advice_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
-    """``items``: list separators (how many things it names); ``refuses``: declines in its opening."""
+    """``topic``: how much of the question the reply takes up in its own sentences; ``refuses``:
+    declines in its opening. No length or item count (both grow with length): the criterion asks
+    for helpful, accurate, relevant advice, which a short reply can give."""
     lang, reply, question = _lang(fields), _text(fields, "reply"), _text(fields, "question")
     head = reply[:80] if lang == "zh" else " ".join(reply.split()[:30])
-    return found(None, "", length=_size(reply, lang), variety=_variety(reply, lang),
-                 items=round(min(len(ITEMS.findall(reply)) / 15.0, 1.0), 4),
-                 topic=_uptake(question, reply, lang), refuses=float(bool(REFUSE[lang].search(head))))
+    return found(None, "", variety=_variety(reply, lang), topic=_uptake(question, reply, lang),
+                 refuses=float(bool(REFUSE[lang].search(head))))
 
 
 # --- code-switched open questions --------------------------------------------------------------
 
 
-@grader("cs_open_ended_understanding", "cs_open_ended_quality", version="2")
+@grader("cs_open_ended_understanding", "cs_open_ended_quality", version="3")
 def open_cs_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
-    """Recall of the reference (doubled and capped at 1: a full answer rarely recalls half of it)
-    and length. Neither the question's uptake nor its English terms kept rank these items (an
-    all-Chinese reply loses nothing under the criterion)."""
+    """Recall of the reference with its polarity (doubled and capped at 1: a full answer rarely
+    recalls half of it) and what the reply denies of it. No length; neither the question's uptake
+    nor its English terms kept rank these items (an all-Chinese reply loses nothing under the
+    criterion)."""
     reply = _text(fields, "reply")
-    ref = recall(_terms(_text(fields, "reference"), "zh"), _terms(reply, "zh"))
-    return found(None, "", length=_size(reply, "zh"), ref_recall=round(min(2.0 * ref, 1.0), 4))
+    ref, contra = polar_recall(polar_terms(_text(fields, "reference"), "zh"), polar_terms(reply, "zh"))
+    return found(None, "", ref_recall=round(min(2.0 * ref, 1.0), 4), contradicts=round(min(2.0 * contra, 1.0), 4))

@@ -222,15 +222,14 @@ def surname_alone(reference: str, reply: str, question: str) -> bool:
 
 
 def features(refs: Sequence[str], reply: str, question: str) -> dict[str, float]:
-    """char_recall (and word_recall for an English reference): the closest reference's; new_content:
-    the share of the reply's units the question does not have; declines: 1 when it will not say."""
+    """char_recall (and word_recall for an English reference): the closest reference's; declines: 1
+    when it will not say. Nothing that reads the reply without the reference: saying something new
+    (the share of units the question does not have, a feature until issue 27) is no sign of saying
+    the right thing, and made an answer to another question pass."""
     feats: dict[str, float] = {"char_recall": 0.0}
     for ref in refs:
         for name, value in closeness(ref, reply, question).items():
             feats[name] = max(feats.get(name, 0.0), value)
-    asked = set(zh_chars(question)) | set(_en(question))
-    units = zh_chars(reply) if is_zh(reply) else _en(reply)
-    feats["new_content"] = round(sum(u not in asked for u in units) / len(units), 4) if units else 0.0
     feats["declines"] = float(bool(_DECLINE.search(reply)))
     return feats
 
@@ -255,12 +254,12 @@ def match(references: Sequence[str], reply: str, question: str = "") -> Evidence
     return found(None, f"char recall {feats['char_recall']:.2f}", **feats)
 
 
-@grader("knowledge_zh", "cs_knowledge_en", version="2")
+@grader("knowledge_zh", "cs_knowledge_en", version="3")
 def reference_match(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     return match([fields.get("reference", "")], fields.get("reply", ""), fields.get("question", ""))
 
 
-@grader("cs_knowledge_zh", version="2")
+@grader("cs_knowledge_zh", version="3")
 def bilingual_match(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     return match([fields.get("answer_zh", ""), fields.get("answer_en", "")], fields.get("reply", ""),
                  fields.get("question", ""))

@@ -103,3 +103,71 @@ def numbers(text: str, lang: str) -> list[float]:
     if lang == "zh":
         return _zh_numbers(text)
     return [float(m.group(0)) for m in _NUMBER.finditer(normalize_en(text).replace(",", ""))]
+
+
+# -- terms with their polarity: recall that knows "melts" from "melt" and "not X" from "X" ---------
+NEGATORS_EN = frozenset("not no never neither nor without cannot none nothing nobody nowhere hardly barely".split())
+_ZH_NEGATOR = re.compile(r"[不没未非无别勿否]")
+DENIED = {  # a sentence that says what it states is false denies every term in it
+    "en": re.compile(r"\b(?:not true|not the case|not correct|untrue|incorrect|is wrong|was wrong|that's wrong|"
+                     r"is false|it is false|a myth|contrary to|doesn't hold|does not hold|isn't so|is not so)\b"),
+    "zh": re.compile(r"是错的|是错误的|不对|不成立|并非如此|不是这样|说法有误|站不住脚|是谣言|并不正确|不正确"),
+}
+_EN_CLAUSE = re.compile(r"[,;:.!?]|\b(?:but|however|although|though|while|whereas|because)\b")
+_EN_TERM = re.compile(r"[a-z0-9]+")
+_ZH_SENT = re.compile(r"[。！？!?；;\n]")
+_EN_SENT = re.compile(r"(?<=[.!?;])\s+|\n+")
+
+
+@cache
+def stem(word: str) -> str:
+    """A crude English stem, so that inflections read alike: melt, melts, melted, melting -> melt."""
+    for suffix in ("ing", "ies", "ied", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + ("y" if suffix in ("ies", "ied") else "")
+            break
+    return word[:-1] if len(word) > 3 and word.endswith("e") else word
+
+
+def polar_terms(text: str, lang: str) -> list[tuple[str, bool]]:
+    """The text's content terms (English stemmed words, Mandarin character bigrams) with whether
+    they are negated: a negator up to three words (two characters) before them in the same clause,
+    or a sentence that calls what it states false ("that is wrong", 这种说法不成立)."""
+    out: list[tuple[str, bool]] = []
+    if lang == "zh":
+        for sent in _ZH_SENT.split(_t2s().convert(text)):
+            denied = bool(DENIED["zh"].search(sent))
+            chars = [c for c in sent if _CJK.match(c) or c.isdigit()]
+            for i in range(len(chars) - 1):
+                gram = chars[i] + chars[i + 1]
+                if _ZH_NEGATOR.search(gram):
+                    continue
+                negated = any(_ZH_NEGATOR.match(c) for c in chars[max(0, i - 2):i])
+                out.append((gram, negated != denied))
+        return out
+    low = re.sub(r"n't\b", " not", text.lower().replace("’", "'")).replace("cannot", "can not")
+    for sent in _EN_SENT.split(low):
+        denied = bool(DENIED["en"].search(sent))
+        for clause in _EN_CLAUSE.split(sent):
+            toks = _EN_TERM.findall(clause)
+            for i, tok in enumerate(toks):
+                if tok in STOPWORDS_EN or tok in NEGATORS_EN or len(tok) < 2:
+                    continue
+                negated = any(t in NEGATORS_EN for t in toks[max(0, i - 3):i])
+                out.append((stem(tok), negated != denied))
+    return out
+
+
+def polar_recall(reference: Sequence[tuple[str, bool]], reply: Sequence[tuple[str, bool]],
+                 skip: frozenset[str] = frozenset()) -> tuple[float, float]:
+    """(recall, contradiction): the share of the reference's distinct terms (beyond ``skip``) the
+    reply states with the same polarity and never with the opposite one, and the share it states
+    with the opposite one (a reply that lists the reference's words and then denies them recalls
+    nothing and contradicts it)."""
+    ref = {(t, neg) for t, neg in reference if t not in skip}
+    if not ref:
+        return 0.0, 0.0
+    said = set(reply)
+    opposite = sum((t, not neg) in said for t, neg in ref)
+    same = sum((t, neg) in said and (t, not neg) not in said for t, neg in ref)
+    return same / len(ref), opposite / len(ref)

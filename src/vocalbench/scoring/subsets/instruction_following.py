@@ -261,7 +261,9 @@ class InstructionFollowing(LanguageScorer):
             return text if isinstance(text, list) else []
         rubric = "instruction_v1_en" if self.v1_en else f"instruction_{self.lang}"
         fields = {"question": sample.question, "criterion": criterion, "reply": text}
-        main = await judge(sample, MAIN, self.ref, ctx, rubric, fields, type=kind)
+        # the grader learns the criterion's key where it is not the type (zh 900-999: Mandarin specific)
+        main = await judge(sample, MAIN, self.ref, ctx, rubric, fields, type=kind,
+                           **({"criterion": key} if key != kind else {}))
         if not (self.v1_en and sample.index in V1_SPOKEN):
             return [main]
         as_official = {**fields, "criterion": V1_SPOKEN_FORMAT_AS_OFFICIAL}
