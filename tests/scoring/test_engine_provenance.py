@@ -65,12 +65,13 @@ def test_verdicts_name_their_source_and_a_changed_grader_rejudges_only_its_items
 
     # a new version of the safety grader: its ten items are judged again, nothing else
     current = registry._GRADERS["safety_en"]
-    monkeypatch.setitem(registry._GRADERS, "safety_en", (current[0].replace("@2", "@3"), current[1]))
+    name, _, version = current[0].rpartition("@")
+    monkeypatch.setitem(registry._GRADERS, "safety_en", (f"{name}@{int(version) + 1}", current[1]))
     assert cli("score", str(run), "--judge", JUDGE, "--fit", str(fit), "--asr", "none", "--mos", "none",
                "--emotion", "none", "--quiet") == 0
     assert meta(run, "last_score")["scored_items"] == 10
     assert _scores(run, "reasoning") == reasoning
-    assert {s.decided_by.grader for s in _scores(run, "safety").values() if s.decided_by} == {current[0][:-2] + "@3"}
+    assert {s.decided_by.grader for s in _scores(run, "safety").values() if s.decided_by} == {f"{name}@{int(version) + 1}"}
     # resumed again: every verdict is of the current grader version, nothing left to judge
     assert cli("score", str(run), "--judge", JUDGE, "--fit", str(fit), "--asr", "none", "--mos", "none",
                "--emotion", "none", "--quiet") == 0

@@ -15,7 +15,7 @@ SUBSET = "duplex"
 
 def wanted(args: argparse.Namespace) -> bool:
     """Whether ``--subsets`` asks for the duplex suite (it runs on its own)."""
-    subsets = [s.strip() for s in (args.subsets or "").split(",") if s.strip()]
+    subsets = list(args.subsets or [])  # commands/lists.py: already a list of names
     if SUBSET in subsets and len(subsets) > 1:
         from vocalbench.errors import CliError
 
