@@ -33,26 +33,11 @@ import numpy as np
 
 from vocalbench.components.vad import TurnSettings
 from vocalbench.limits import ReplyLimits
-from vocalbench.systems.realtime_events import BETA_HEADER, NAMES, PCM, RATE, Api
+from vocalbench.systems.realtime_events import BETA_HEADER, NAMES, RATE, Api, session_update
 
 CHUNK_MS = 40
 AUDIO_DELTAS = {n.audio_delta for n in NAMES.values()}
 TEXT_DELTAS = {x for n in NAMES.values() for x in (n.transcript_delta, n.text_delta)}
-
-
-def session_update(api: Api, settings: TurnSettings | None, voice: str, max_tokens: int) -> dict[str, Any]:
-    """``session.update`` with audio out and the turn detection asked for (None: off)."""
-    td = settings.protocol() if settings is not None else None
-    if api == "beta":
-        session: dict[str, Any] = {"modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
-                                   "output_audio_format": "pcm16", "turn_detection": td,
-                                   "max_response_output_tokens": max_tokens}
-    else:
-        session = {"type": "realtime", "output_modalities": ["audio"],
-                   "audio": {"input": {"format": dict(PCM), "turn_detection": td},
-                             "output": {"format": dict(PCM), "voice": voice}},
-                   "max_output_tokens": min(max_tokens, 4096)}
-    return {"type": "session.update", "session": session}
 
 
 @dataclass
@@ -173,7 +158,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
 
     async with websockets.connect(url, additional_headers=hdrs, max_size=None, open_timeout=30,
                                   ping_interval=None, compression=None) as ws:
-        await ws.send(json.dumps(session_update(api, settings, voice, max_tokens)))
+        await ws.send(json.dumps(session_update(api, voice, max_tokens, settings.protocol() if settings is not None else None)))
         while True:  # the session is set before the clock starts
             ev = json.loads(await asyncio.wait_for(ws.recv(), 30))
             if ev.get("type") == "session.updated":

@@ -58,15 +58,17 @@ def event_id() -> str:
     return f"event_{uuid.uuid4().hex[:16]}"
 
 
-def session_update(api: Api, voice: str, max_tokens: int) -> dict[str, object]:
-    """The client's ``session.update``: text + audio out, pcm16 at 24 kHz, no server VAD."""
+def session_update(api: Api, voice: str, max_tokens: int,
+                   turn_detection: dict[str, object] | None = None) -> dict[str, object]:
+    """The client's ``session.update``: text + audio out, pcm16 at 24 kHz, and the server's turn
+    detection asked for (None: off, the client commits each turn itself)."""
     if api == "beta":
         session: dict[str, object] = {"modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
-                                   "output_audio_format": "pcm16", "turn_detection": None,
-                                   "max_response_output_tokens": max_tokens}
+                                      "output_audio_format": "pcm16", "turn_detection": turn_detection,
+                                      "max_response_output_tokens": max_tokens}
     else:
         session = {"type": "realtime", "output_modalities": ["audio"],
-                   "audio": {"input": {"format": dict(PCM), "turn_detection": None},
+                   "audio": {"input": {"format": dict(PCM), "turn_detection": turn_detection},
                              "output": {"format": dict(PCM), "voice": voice}},
                    "max_output_tokens": min(max_tokens, MAX_OUTPUT_TOKENS)}
     return {"type": "session.update", "session": session}
