@@ -245,7 +245,7 @@ def unvalidated_dimensions(cfg: RunConfig, validity: JudgeValidity | None,
                            dimensions: dict[str, Number | None]) -> list[str]:
     """Dimensions built from a subset whose judged numbers are not validated (none for the paper's
     judge, which defines the benchmark's numbers rather than approximating them)."""
-    if validity is None or not validity.unvalidated_subsets or is_paper("judge", str(cfg.judge)):
+    if validity is None or not validity.unvalidated_subsets or JudgeSpec.of(cfg).paper:
         return []
     return [d for d, v in dimensions.items()
             if v is not None and any(s in validity.unvalidated_subsets for s in subsets_of(d, cfg.lang))]
