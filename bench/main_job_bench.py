@@ -84,20 +84,21 @@ def run_side(out: Path, limit: int | None, concurrency: int | None, lang: str | 
 
     t0 = time.monotonic()
     with ExitStack() as held:
-        folders = []
+        folders: list[tuple[str, RunFolder]] = []
         for job in gen.jobs_from_args(args):
             lang = job.cfg.lang
             timed(f"build {lang}", mini.ensure, lang, progress=False)
             folder = held.enter_context(RunFolder(job.run_dir))
-            folders.append(folder)
+            folders.append((lang, folder))
             code = timed(f"generate {lang}", gen.generate_job, job, args, folder)
             if code:
                 raise SystemExit(f"generate {lang} ended with status {code}")
             timed(f"score {lang}", score_run_sync, folder, job.cfg, progress=False)
-        timed("report", lambda: (write_markdown([f.path for f in folders], out / "leaderboard.md"),
-                                 write_report(folders, out / "report")))
-        replies = {f"{f.path.name}/{s}/{i}": r.text for f in folders for (s, i), r in f.store.replies().items()}
-    summaries = {f.path.name: json.loads((f.path / "summary.json").read_text()) for f in folders}
+        timed("report", lambda: (write_markdown([f.path for _, f in folders], out / "leaderboard.md"),
+                                 write_report([f for _, f in folders], out / "report")))
+        # keyed by language, not by folder name: a one-language run's folder is named after its side
+        replies = {f"{lang}/{s}/{i}": r.text for lang, f in folders for (s, i), r in f.store.replies().items()}
+    summaries = {lang: json.loads((f.path / "summary.json").read_text()) for lang, f in folders}
     return {"stages": stages, "wall": time.monotonic() - t0, "replies": replies,
             "overall": {k: v["overall"] for k, v in summaries.items()}}
 

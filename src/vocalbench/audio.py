@@ -6,6 +6,7 @@ file and what is wrong, so callers can record a per-item error instead of crashi
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import io
 import struct
@@ -136,7 +137,8 @@ def prepare_resampling() -> None:
 
 
 def resample(x: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
-    """Polyphase resampling (scipy), exact for integer ratios."""
+    """Polyphase resampling (scipy's ``resample_poly`` with its default Kaiser filter), exact for
+    integer ratios. The filter is designed once per ratio, not on every call: the same samples out."""
     from math import gcd
 
     from scipy.signal import resample_poly
@@ -144,7 +146,22 @@ def resample(x: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
     if sr_in == sr_out:
         return x.astype(np.float32, copy=False)
     g = gcd(sr_in, sr_out)
-    return resample_poly(x, sr_out // g, sr_in // g).astype(np.float32)
+    up, down = sr_out // g, sr_in // g
+    x = np.asarray(x)
+    window = _lowpass(up, down).astype(x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64)
+    return resample_poly(x, up, down, window=window).astype(np.float32)
+
+
+@functools.lru_cache(maxsize=32)
+def _lowpass(up: int, down: int) -> np.ndarray:
+    """The low-pass FIR filter ``resample_poly`` designs for ``up``/``down`` with its default window
+    (Kaiser, beta 5, half-length 10 taps per unit of the larger rate); read-only, shared."""
+    from scipy.signal import firwin
+
+    rate = max(up, down)
+    h = firwin(2 * 10 * rate + 1, 1.0 / rate, window=("kaiser", 5.0))
+    h.setflags(write=False)
+    return h
 
 
 def write(path: str | Path, samples: np.ndarray, sample_rate: int, subtype: str = "PCM_16") -> Path:
