@@ -29,4 +29,4 @@ def test_the_filter_is_designed_once_per_ratio_and_cannot_be_changed():
         resample(x, 16000, 24000)
     assert _lowpass.cache_info().misses == 1 and _lowpass.cache_info().hits == 2
     with pytest.raises(ValueError):
-        _lowpass(3, 2)[0] = 1.0
+        _lowpass(3, 2, np.dtype(np.float64))[0] = 1.0

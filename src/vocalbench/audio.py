@@ -148,18 +148,19 @@ def resample(x: np.ndarray, sr_in: int, sr_out: int) -> np.ndarray:
     g = gcd(sr_in, sr_out)
     up, down = sr_out // g, sr_in // g
     x = np.asarray(x)
-    window = _lowpass(up, down).astype(x.dtype if np.issubdtype(x.dtype, np.floating) else np.float64)
-    return resample_poly(x, up, down, window=window).astype(np.float32)
+    dtype = x.dtype if np.issubdtype(x.dtype, np.floating) else np.dtype(np.float64)
+    return resample_poly(x, up, down, window=_lowpass(up, down, dtype)).astype(np.float32)
 
 
 @functools.lru_cache(maxsize=32)
-def _lowpass(up: int, down: int) -> np.ndarray:
+def _lowpass(up: int, down: int, dtype: np.dtype) -> np.ndarray:
     """The low-pass FIR filter ``resample_poly`` designs for ``up``/``down`` with its default window
-    (Kaiser, beta 5, half-length 10 taps per unit of the larger rate); read-only, shared."""
+    (Kaiser, beta 5, half-length 10 taps per unit of the larger rate), in the samples' float
+    ``dtype``; read-only, shared."""
     from scipy.signal import firwin
 
     rate = max(up, down)
-    h = firwin(2 * 10 * rate + 1, 1.0 / rate, window=("kaiser", 5.0))
+    h = firwin(2 * 10 * rate + 1, 1.0 / rate, window=("kaiser", 5.0)).astype(dtype)
     h.setflags(write=False)
     return h
 

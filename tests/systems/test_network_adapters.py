@@ -125,4 +125,3 @@ def test_display_spec_hides_urls():
     assert display_spec("http:http://10.0.0.1:9000/x") == "http:<url>"
     assert display_spec("cascade:asr=offline,llm=openai:m@https://h/v1,tts=offline") == \
         "cascade:asr=offline,llm=openai:m@<url>,tts=offline"
-
