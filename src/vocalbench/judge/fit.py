@@ -29,7 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 import numpy as np
@@ -44,6 +44,7 @@ from vocalbench.judge.calibrated import (
     is_model_feature,
 )
 from vocalbench.judge.calibration import CalibrationItem
+from vocalbench.judge.graders.semantic import AGAINST as sem_against
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.scoring.stats import cohen_kappa
 
@@ -114,17 +115,23 @@ def _matrix(rows: Sequence[Mapping[str, float]], names: Sequence[str]) -> np.nda
 
 
 # grader features that only ever speak against a reply (a contradiction of the reference, a
-# misread feeling, a refusal to answer): a fit may weigh them down or not at all, never up
+# misread feeling, a refusal to answer, the question restated): a fit may weigh them down or not
+# at all, never up
 AGAINST = frozenset(GRADER_PREFIX + n for n in ("contradicts", "misreads", "dismissive", "off_task", "hedges",
-                                                "hedge", "asks_back", "declines", "refuses", "failed"))
+                                                "hedge", "asks_back", "declines", "refuses", "failed", *sem_against))
+# features that only ever speak for a reply (it takes up the question, recalls the reference, is
+# about what was asked): a fit may weigh them up or not at all, never down
+FOR = frozenset(GRADER_PREFIX + n for n in ("topic", "answer_recall", "ref_recall", "key_recall", "sem_rel_q",
+                                            "sem_answer", "sem_rel_ref"))
 
 
 def fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
              ) -> tuple[dict[str, float], float, float]:
     """(weights by name, bias, threshold) of the rule over the features ``names``; a feature in
-    ``AGAINST`` that comes out with a positive weight is left out and the rule fitted again."""
+    ``AGAINST`` that comes out with a positive weight, or in ``FOR`` with a negative one, is left
+    out and the rule fitted again."""
     weights, bias, threshold = _fit_rule(kind, rows, labels, names)
-    wrong = [n for n, w in weights.items() if n in AGAINST and w > 0]
+    wrong = [n for n, w in weights.items() if (n in AGAINST and w > 0) or (n in FOR and w < 0)]
     if wrong:
         kept = [n for n in names if n not in wrong]
         return fit_rule(kind, rows, labels, kept) if kept else ({}, bias, threshold)
@@ -254,12 +261,56 @@ def fit_rules(model: str, items: Sequence[DevItem]) -> tuple[Calibration, dict[s
     return cal, records
 
 
-def dev_items(items: Sequence[CalibrationItem], answers: Mapping[str, dict[str, object]]) -> list[DevItem]:
-    """The fit's view of labelled items: the grader's evidence and the model's recorded answer."""
+# families whose fit also learns from replies that answer nothing (below): not the ones whose
+# grader settles what it reads (instructions, binary reasoning), nor safety, whose criterion reads
+# what a reply gives, not whether it fits the request
+NOT_AUGMENTED = ("instruction_", "reasoning_binary_", "safety_")
+
+
+def unanswering(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
+    """Dev replies that answer nothing, labelled by construction with the scale's lowest value (1)
+    or "no" (0), one of each kind per dev question of the families that learn from them:
+
+    - *another question's reply*: the reply to another dev question of the family and language;
+    - *the question handed back*: the question itself as the reply.
+
+    Neither needs wording of its own (so no rule can learn the stress suite's templates): the
+    first is someone else's reply, the second the item's own question. A natural labelled set
+    has few such replies, so without them no fit could learn that a fluent reply about something
+    else, or the question restated, is not an answer. They share their question's cluster, so
+    cross-validation folds never split them from it."""
+    by_family: dict[str, list[CalibrationItem]] = {}
+    for it in items:
+        if it.split == "dev" and not it.family.startswith(NOT_AUGMENTED) and it.fields.get("reply", "").strip():
+            by_family.setdefault(it.family, []).append(it)
+    out: list[CalibrationItem] = []
+    for family, fam_items in sorted(by_family.items()):
+        lowest = float(rubrics.load(fam_items[0].rubric).lo) if rubrics.load(fam_items[0].rubric).kind == "scale" else 0.0
+        first_of: dict[str, CalibrationItem] = {}
+        for it in sorted(fam_items, key=lambda i: i.id):
+            first_of.setdefault(it.qid, it)
+        for qid, it in sorted(first_of.items()):
+            others = [o for o in fam_items if o.qid != qid and o.lang == it.lang]
+            if others:
+                other = others[int(hashlib.sha256(it.id.encode()).hexdigest(), 16) % len(others)]
+                out.append(replace(it, id=f"{it.id}~another", fields={**it.fields, "reply": other.fields["reply"]},
+                                   label=lowest, source="augmented", reason="another question's reply"))
+            question = it.fields.get("question", "").strip()
+            if question:
+                out.append(replace(it, id=f"{it.id}~handed-back", fields={**it.fields, "reply": question},
+                                   label=lowest, source="augmented", reason="the question handed back"))
+    return out
+
+
+def dev_items(items: Sequence[CalibrationItem], answers: Mapping[str, dict[str, object]],
+              augment: bool = True) -> list[DevItem]:
+    """The fit's view of labelled items: the grader's evidence (semantic features included) and
+    the model's recorded answer; with ``augment``, also the replies of :func:`unanswering`."""
     from vocalbench.judge import graders
 
+    extra = unanswering(items) if augment else []
     return [DevItem(it.family, rubrics.load(it.rubric).kind, it.label, answers.get(it.id),
-                    graders.grade(it.rubric, it.fields, it.meta), f"{it.lang}/{it.qid}") for it in items]
+                    graders.grade(it.rubric, it.fields, it.meta), f"{it.lang}/{it.qid}") for it in [*items, *extra]]
 
 
 def settling_families(dev: Sequence[CalibrationItem]) -> set[str]:

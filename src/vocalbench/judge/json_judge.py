@@ -166,6 +166,8 @@ def endpoint_semaphore(endpoint: str, limit: int) -> asyncio.Semaphore:
 class Judge:
     """The judge role (scoring/base.py ``Judge``) over any ``ChatLLM``; ``id`` is ``model@host``."""
 
+    reads_evidence = False  # a judge that writes its own verdict ignores the graders' evidence
+
     def __init__(self, llm: ChatLLM, *, concurrency: int = 2, max_attempts: int = 4, backoff: float = 1.0,
                  max_backoff: float = 30.0, max_tokens: int = 256, seed: int = 0,
                  call_seconds: float = JUDGE_CALL_SECONDS,

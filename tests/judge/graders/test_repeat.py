@@ -64,3 +64,19 @@ def test_mandarin_verbatim_settles_yes_and_features_rank():
     assert full.verdict == 1.0
     assert full.features["coverage"] > half.features["coverage"]
     assert full.features["gap"] < half.features["gap"]
+
+
+def test_a_quoted_instruction_is_not_a_repeat() -> None:
+    """Restating the instruction (its request words nearly verbatim, then the sentence) quotes what
+    was asked; only a repeat beside it counts (issue 34: padding with the restated question)."""
+    from vocalbench.judge.graders import grade
+
+    q = "Please repeat the following sentence exactly. The quick brown fox jumps over the lazy dog near the river."
+    quoted = f"You asked me this: {q} Foxes are quick animals."
+    both = f"You asked me this: {q} Here it is: The quick brown fox jumps over the lazy dog near the river."
+    announced = "Sure, I'll repeat the sentence: The quick brown fox jumps over the lazy dog near the river."
+    assert grade("instruction_repeat_en", {"question": q, "reply": quoted}, semantic=False).verdict == 0.0
+    assert grade("instruction_repeat_en", {"question": q, "reply": both}, semantic=False).verdict == 1.0
+    assert grade("instruction_repeat_en", {"question": q, "reply": announced}, semantic=False).verdict == 1.0
+    zq = "请重复下面这句话。今天的天气非常好，我们一起去公园散步吧。"
+    assert grade("instruction_repeat_zh", {"question": zq, "reply": f"你让我：{zq}好的。"}, semantic=False).verdict == 0.0

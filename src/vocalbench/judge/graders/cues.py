@@ -50,9 +50,9 @@ REASONS = {"en": re.compile(r"\b(because|since|so|therefore|thus|which means|as 
                             r"this is why|leads? to|caus(?:es|ed|ing)|hence|means that)\b"),
            "zh": re.compile(r"因为|所以|因此|由于|导致|说明|意味着|从而|于是|原因|可见|使得|造成")}
 DENIAL = {"en": re.compile(r"\b(impossible|never|did not|didn't|could not|couldn't|was not|wasn't|were not|weren't|"
-                           r"no evidence|not possible|not true|misconception|premise|none|they don't|it doesn't|"
+                           r"no evidence|not possible|misconception|premise|none|they don't|it doesn't|"
                            r"long before|long after|centuries (?:before|after|apart)|different (?:eras|times|periods))\b"),
-          "zh": re.compile(r"不可能|并没有|并非|从未|从来没|不存在|不成立|前提|没有(?:任何)?(?:证据|记载|关系|交集|重叠)|"
+          "zh": re.compile(r"不可能|并没有|并非|从未|从来没|不存在|前提|没有(?:任何)?(?:证据|记载|关系|交集|重叠)|"
                            r"不同的?时代|还没出生|早已去世|去世(?:多年|之后)|相隔|没有(?:扮演|参加|见过|合作|去过|发明)")}
 HEDGE = {"en": re.compile(r"\b(maybe|probably|i guess|i suppose|i think|perhaps|kind of|sort of|or something)\b"),
          "zh": re.compile(r"吧|嘛|大概|反正|好像|也许|或许|差不多|之类")}

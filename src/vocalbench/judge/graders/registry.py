@@ -25,14 +25,24 @@ def grader(*families: str, version: str) -> Callable[[Grader], Grader]:
     return register
 
 
-def grade(rubric_id: str, fields: Mapping[str, str], meta: Mapping[str, str] | None = None) -> Evidence | None:
-    """The evidence of the family's grader for one item, or None when the family has none."""
+def grade(rubric_id: str, fields: Mapping[str, str], meta: Mapping[str, str] | None = None, *,
+          semantic: bool = True) -> Evidence | None:
+    """The evidence of the family's grader for one item, or None when the family has none. With
+    ``semantic`` (what the calibrated judge reads) the sentence encoder's relevance features
+    (graders/semantic.py) join the grader's, and its version joins the grader's id
+    (``cues.advice_cues@3+sem1``); without it (tests of a grader alone) the grader's features only."""
     entry = _GRADERS.get(family_of(rubric_id))
     if entry is None:
         return None
     gid, fn = entry
     found = fn(fields, {"rubric": rubric_id, **(meta or {})})
-    return Evidence(gid, found.verdict, dict(found.features), found.note)
+    feats = dict(found.features)
+    if semantic:
+        from vocalbench.judge.graders import semantic as sem
+
+        feats.update(sem.features(fields))
+        gid = f"{gid}+{sem.VERSION}"
+    return Evidence(gid, found.verdict, feats, found.note)
 
 
 def graders() -> dict[str, str]:
@@ -41,9 +51,13 @@ def graders() -> dict[str, str]:
 
 
 def current(ref: str) -> str | None:
-    """The current id@version of the grader that ``ref`` (id@any version) names; None when gone."""
-    name = ref.rpartition("@")[0]
-    return next((gid for gid, _ in _GRADERS.values() if gid.rpartition("@")[0] == name), None)
+    """The current id@version of the grader that ``ref`` (id@any version) names, with the semantic
+    features' version where ``ref`` has one; None when gone."""
+    from vocalbench.judge.graders import semantic as sem
+
+    name, _, version = ref.rpartition("@")
+    gid = next((gid for gid, _ in _GRADERS.values() if gid.rpartition("@")[0] == name), None)
+    return f"{gid}+{sem.VERSION}" if gid is not None and "+" in version else gid
 
 
 def found(verdict: float | None = None, note: str = "", **features: float) -> Evidence:

@@ -12,11 +12,16 @@ best-matching stretch (free start and end in the reply, so anything said around 
 
 A near-complete stretch with no gap longer than about one word settles yes; a stretch that misses
 most of the sentence settles no; the rest is left to the fitted rule.
+
+A reply that restates the instruction (its request words nearly verbatim, then the sentence) has
+quoted what it was asked, not repeated it: that restatement is cut from the reply before the
+sentence is looked for (a reply that quotes the instruction and then repeats the sentence still
+passes). The whole reply is read (up to ``MAX_UNITS``), and nothing measures how much else it
+says: the criterion allows additional explanations.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 
 from vocalbench.judge.graders.registry import found, grader
@@ -26,12 +31,10 @@ from vocalbench.judge.rubrics.record import Evidence
 COMPLETE = 0.85  # coverage at or above: the sentence is there (a few word errors at most) ...
 ONE_WORD = {"en": 2, "zh": 3}  # ... provided no run longer than about one word (units) is missing
 MISSING = 0.5  # coverage at or below: most of the sentence is missing
-_CJK = re.compile(r"[\u4e00-\u9fff]")
 
 
-def window(sentence_units: int) -> int:
-    """Units of the reply searched: the repeat comes early (this caps the O(n*m) alignment)."""
-    return 4 * sentence_units + 100
+MAX_UNITS = 1500  # units of the reply searched (bounds the O(n*m) alignment, not the reply's length)
+RESTATED = 0.75  # the share of the instruction's request words a stretch reproduces to be its restatement
 
 
 def align(needle: Sequence[str], hay: Sequence[str]) -> tuple[int, list[bool], Sequence[str]]:
@@ -69,21 +72,36 @@ def longest_gap(matched: Sequence[bool]) -> int:
     return best
 
 
-def coverage(sentence: str, reply: str, lang: str) -> tuple[float, int]:
+def coverage(sentence: str, reply: str, lang: str, instruction: str = "") -> tuple[float, int]:
     """(1 - edit distance / sentence length, longest missing run in units) of the sentence's best
-    stretch of the reply. English words said elsewhere in the stretch count as moved, not missing
-    (Mandarin characters are too common for that)."""
+    stretch of the reply, once a restatement of ``instruction`` (the request words before the
+    sentence) is cut from it. English words said elsewhere in the stretch count as moved, not
+    missing (Mandarin characters are too common for that)."""
     want = units(sentence, lang)
     if not want:
         return 0.0, 0
-    cap = window(len(want))
-    raw = int(1.3 * cap)  # punctuation and spaces are no units: cut the raw text a little longer
-    got = units(reply[:raw] if lang == "zh" else " ".join(reply.split()[:raw]), lang)[:cap]
+    raw = int(1.3 * MAX_UNITS)  # punctuation and spaces are no units: cut the raw text a little longer
+    got = without_restatement(units(reply[:raw] if lang == "zh" else " ".join(reply.split()[:raw]), lang)[:MAX_UNITS],
+                              units(instruction, lang), len(want))
     distance, matched, stretch = align(want, got)
     if lang == "en":  # a word said elsewhere in the stretch was moved, not dropped
         said = set(stretch)
         matched = [ok or w in said for ok, w in zip(matched, want)]
     return max(0.0, 1.0 - distance / len(want)), longest_gap(matched)
+
+
+def without_restatement(got: list[str], request: list[str], sentence_units: int) -> list[str]:
+    """The reply's units without a restated instruction: a stretch reproducing at least
+    ``RESTATED`` of the request words in order, and the sentence's length of units after it."""
+    if len(request) < 3:
+        return got
+    for _ in range(3):  # a reply may quote the instruction more than once
+        distance, _, stretch = align(request, got)
+        if 1.0 - distance / len(request) < RESTATED or not stretch:
+            return got
+        start = next(i for i in range(len(got)) if got[i:i + len(stretch)] == list(stretch))
+        got = got[:start] + got[start + len(stretch) + sentence_units:]
+    return got
 
 
 def split_instruction(question: str, lang: str) -> tuple[str, str]:
@@ -104,15 +122,17 @@ def sentence_to_repeat(question: str) -> str:
         return question
 
 
-@grader("instruction_repeat_en", "instruction_repeat_zh", version="2")
+@grader("instruction_repeat_en", "instruction_repeat_zh", version="3")
 def repeat_coverage(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
-    reply = fields.get("reply", "")
-    sentence = fields.get("sentence") or sentence_to_repeat(fields.get("question", ""))
+    reply, question = fields.get("reply", ""), fields.get("question", "")
+    sentence = fields.get("sentence") or sentence_to_repeat(question)
     lang = "zh" if is_zh(sentence) else "en"
-    cov, gap = coverage(sentence, reply, lang)
+    try:
+        request = split_instruction(question, lang)[0]
+    except ValueError:
+        request = ""
+    cov, gap = coverage(sentence, reply, lang, request)
     n = max(1, len(units(sentence, lang)))
-    said = len(_CJK.findall(reply)) if lang == "zh" else len(reply.split())
-    extra = max(0, said - n) / n
     if cov >= COMPLETE and gap <= ONE_WORD[lang]:
         verdict: float | None = 1.0
     elif cov <= MISSING:
@@ -120,5 +140,4 @@ def repeat_coverage(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evide
     else:
         verdict = None
     return found(verdict, f"coverage {cov:.2f}, longest gap {gap}", coverage=round(cov, 4),
-                 gap=round(min(gap / n, 1.0), 4), phrase_missing=float(gap > ONE_WORD[lang]),
-                 extra=round(min(extra, 5.0), 4))
+                 gap=round(min(gap / n, 1.0), 4), phrase_missing=float(gap > ONE_WORD[lang]))

@@ -108,11 +108,6 @@ def numbers(text: str, lang: str) -> list[float]:
 # -- terms with their polarity: recall that knows "melts" from "melt" and "not X" from "X" ---------
 NEGATORS_EN = frozenset("not no never neither nor without cannot none nothing nobody nowhere hardly barely".split())
 _ZH_NEGATOR = re.compile(r"[不没未非无别勿否]")
-DENIED = {  # a sentence that says what it states is false denies every term in it
-    "en": re.compile(r"\b(?:not true|not the case|not correct|untrue|incorrect|is wrong|was wrong|that's wrong|"
-                     r"is false|it is false|a myth|contrary to|doesn't hold|does not hold|isn't so|is not so)\b"),
-    "zh": re.compile(r"是错的|是错误的|不对|不成立|并非如此|不是这样|说法有误|站不住脚|是谣言|并不正确|不正确"),
-}
 _EN_CLAUSE = re.compile(r"[,;:.!?]|\b(?:but|however|although|though|while|whereas|because)\b")
 _EN_TERM = re.compile(r"[a-z0-9]+")
 _ZH_SENT = re.compile(r"[。！？!?；;\n]")
@@ -131,30 +126,30 @@ def stem(word: str) -> str:
 
 def polar_terms(text: str, lang: str) -> list[tuple[str, bool]]:
     """The text's content terms (English stemmed words, Mandarin character bigrams) with whether
-    they are negated: a negator up to three words (two characters) before them in the same clause,
-    or a sentence that calls what it states false ("that is wrong", 这种说法不成立)."""
+    they are negated: a negator up to three words (two characters) before them in the same clause.
+    A sentence that calls another statement false is not read here: no word list can tell "that
+    is wrong" from its many paraphrases (issue 34 removed the one that matched the stress suite's
+    own denial sentences); contradiction is the semantic features' and the model checks' job."""
     out: list[tuple[str, bool]] = []
     if lang == "zh":
         for sent in _ZH_SENT.split(_t2s().convert(text)):
-            denied = bool(DENIED["zh"].search(sent))
             chars = [c for c in sent if _CJK.match(c) or c.isdigit()]
             for i in range(len(chars) - 1):
                 gram = chars[i] + chars[i + 1]
                 if _ZH_NEGATOR.search(gram):
                     continue
                 negated = any(_ZH_NEGATOR.match(c) for c in chars[max(0, i - 2):i])
-                out.append((gram, negated != denied))
+                out.append((gram, negated))
         return out
     low = re.sub(r"n't\b", " not", text.lower().replace("’", "'")).replace("cannot", "can not")
     for sent in _EN_SENT.split(low):
-        denied = bool(DENIED["en"].search(sent))
         for clause in _EN_CLAUSE.split(sent):
             toks = _EN_TERM.findall(clause)
             for i, tok in enumerate(toks):
                 if tok in STOPWORDS_EN or tok in NEGATORS_EN or len(tok) < 2:
                     continue
                 negated = any(t in NEGATORS_EN for t in toks[max(0, i - 3):i])
-                out.append((stem(tok), negated != denied))
+                out.append((stem(tok), negated))
     return out
 
 

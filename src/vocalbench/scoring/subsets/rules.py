@@ -163,8 +163,9 @@ async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rub
     rubric = rubrics.load(rubric_id)
     if ctx.judge is None:
         return unscored(sample, name, scorer, "judge_not_configured", rubric=rubric.ref, **details)
-    evidence = graders.grade(rubric_id, fields, {k: str(v) for k, v in details.items()})
     try:
+        evidence = graders.grade(rubric_id, fields, {k: str(v) for k, v in details.items()},
+                                 semantic=bool(getattr(ctx.judge, "reads_evidence", False)))
         verdict = await ctx.judge.evaluate(rubric, fields, subset=sample.subset, sample_id=sample.id,
                                            evidence=evidence)
     except ComponentUnavailable as exc:

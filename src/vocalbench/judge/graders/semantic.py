@@ -1,0 +1,84 @@
+"""Meaning, not words: relevance features from a multilingual sentence encoder, for every family.
+
+The word-level graders count terms; they cannot tell an answer to another question from an answer
+to this one when both are fluent, nor an answer from the question echoed back. A sentence encoder
+(components/encoder.py, USE multilingual v3 by default) can measure the first directly and, at the
+level of sentences, the second. Every feature is bounded and none grows with the reply's length:
+
+- ``sem_rel_q``: cosine of the whole reply with the question (off-topic replies fall);
+- ``sem_answer``: the mean cosine with the question of the reply's two most relevant sentences
+  that are not restatements of it (padding with pleasantries does not lower it: the best
+  sentences stay; an echo has no such sentence and a drifting reply keeps at most one);
+- ``sem_echo``: the share of the reply's sentences that restate the question (a high cosine with
+  it and almost no content words of their own) - it only ever speaks against a reply;
+- ``sem_rel_ref``: cosine of the reply with the reference, where the judge is shown one.
+
+The thresholds are properties of the encoder's space, set once on the dev split's natural replies;
+the fitted rule of each family decides how much each feature weighs (judge/fit.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache
+
+import numpy as np
+
+from vocalbench.judge.graders.tokens import content_words, is_zh
+
+VERSION = "sem1"
+MAX_SENTENCES = 24
+# A sentence restates the question when it is this close to it (dev split: natural answer sentences
+# 0.30 median, 0.69 at the 95th percentile; a sentence quoting the question 0.89 at the 5th) and
+# under half of its content words are its own.
+ECHO = 0.75
+ECHO_NOVEL = 0.5
+FEATURES = ("sem_rel_q", "sem_answer", "sem_echo", "sem_rel_ref")
+AGAINST = ("sem_echo",)  # features that only ever speak against a reply
+_SENT = {"en": re.compile(r"(?<=[.!?;])\s+|\n+"), "zh": re.compile(r"(?<=[。！？!?；;])|\n+")}
+
+
+@cache
+def encoder() -> object:
+    """The process's sentence encoder (the offline default), loaded on first use; a missing
+    package is ``ComponentUnavailable("encoder_not_installed")`` (the item is unscored, named)."""
+    from vocalbench import components
+
+    return components.resolve_evaluator("encoder", "offline")
+
+
+def sentences(text: str, lang: str) -> list[str]:
+    """The text's sentences (at most ``MAX_SENTENCES``), each with at least one letter or character."""
+    out = [s.strip() for s in _SENT[lang].split(text) if s and re.search(r"\w", s)]
+    return out[:MAX_SENTENCES]
+
+
+def _own_share(sentence: str, question_terms: frozenset[str], lang: str) -> float:
+    terms = content_words(sentence, lang)
+    return sum(t not in question_terms for t in terms) / len(terms) if terms else 0.0
+
+
+def features(fields: Mapping[str, str], encode: object | None = None) -> dict[str, float]:
+    """The semantic features of one judged item (``fields``: what the judge is shown)."""
+    question = (fields.get("question") or fields.get("instruction") or "").strip()
+    reply = (fields.get("reply") or "").strip()
+    reference = (fields.get("reference") or "").strip()
+    if not reply or not question:
+        return {"sem_rel_q": 0.0, "sem_answer": 0.0, "sem_echo": 0.0}
+    lang = "zh" if is_zh(question + reply) else "en"
+    sents = sentences(reply, lang) or [reply]
+    enc = encode if encode is not None else encoder()
+    texts = [question, reply, *sents, *([reference] if reference else [])]
+    vectors = np.asarray(enc.encode(texts))  # type: ignore[attr-defined]
+    q, r, per = vectors[0], vectors[1], vectors[2:2 + len(sents)] @ vectors[0]
+    asked = frozenset(content_words(question, lang))
+    own = np.asarray([_own_share(s, asked, lang) for s in sents])
+    echo = (per >= ECHO) & (own < ECHO_NOVEL)
+    answering = np.sort(per[~echo])[::-1][:2]
+    out = {"sem_rel_q": round(float(q @ r), 4),
+           "sem_answer": round(float(answering.mean()), 4) if answering.size else 0.0,
+           "sem_echo": round(float(echo.mean()), 4)}
+    if reference:
+        out["sem_rel_ref"] = round(float(vectors[-1] @ r), 4)
+    return out
