@@ -170,6 +170,8 @@ def _print(report: dict[str, Any]) -> None:
             v = report["families"][fam]
             st.add_row(fam, "yes" if v["agreement_validated"] else "no",
                        "yes" if s["passed"] else f"NO: {s.get('why', '')}", *(stress_line(s, p) for p in pools),
-                       "; ".join(f"{k}: {why}" for k, why in s.get("not_applied", {}).items()),
-                       "yes" if v["validated"] else "NO")
+                       ", ".join(s.get("not_applied", {})), "yes" if v["validated"] else "NO")
         console.print(st)
+        reasons = {f"{k}: {why}" for s in stressed.values() for k, why in s.get("not_applied", {}).items()}
+        for line in sorted(reasons):
+            console.print(f"  not applied, {line}")

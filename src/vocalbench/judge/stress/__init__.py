@@ -40,7 +40,17 @@ from vocalbench.judge.stress.suite import (
     stress_items,
     stress_line,
 )
-from vocalbench.judge.stress.transforms import condense, drift, echo, flip_tone, pad, parrot, sentences, size, wrong_answer
+from vocalbench.judge.stress.transforms import (
+    condense,
+    drift,
+    echo,
+    flip_tone,
+    pad,
+    parrot,
+    sentences,
+    size,
+    wrong_answer,
+)
 from vocalbench.judge.stress.wordings import POOLS
 
 __all__ = ["MIN_STRESS_ITEMS", "POOLS", "Expectation", "StressItem", "condense", "drift", "echo", "family_stress",

@@ -216,8 +216,10 @@ def pool_verdict(figures: Mapping[str, Mapping[str, Any]]) -> tuple[bool, str]:
     at least ``MIN_STRESS_ITEMS`` items passes (and there is one)."""
     judged = [f for f in figures.values() if f["passed"] is not None]
     failed = [k for k, f in figures.items() if f["passed"] is False]
+    few = ", ".join(f"{k} {f['n']}" for k, f in figures.items() if f["passed"] is None)
+    uncounted = f"; not counted, fewer than {MIN_STRESS_ITEMS} items: {few}" if few and judged else ""
     if failed:
-        return False, f"failed: {', '.join(failed)}"
+        return False, f"failed: {', '.join(failed)}{uncounted}"
     if not judged:
         return False, f"too few items (< {MIN_STRESS_ITEMS} per transformation)"
-    return True, "every transformation within its bar"
+    return True, f"every transformation within its bar{uncounted}"

@@ -153,7 +153,7 @@ def family_stress(family: str, kind: str, results: Sequence[Pair], *, pools: Seq
     elif shown != "check":
         passed, why = False, "not validated: the check wordings were not run (only they validate)"
     else:
-        passed, why = by_pool["check"]["passed"], by_pool["check"]["why"] + " (check wordings)"
+        passed, why = by_pool["check"]["passed"], "check wordings: " + by_pool["check"]["why"]
     return {"passed": passed, "why": why, "pool": shown, "partial": bool(cut),
             "errors": sum(f["errors"] for p in by_pool.values() for f in p["transformations"].values()),
             "transformations": by_pool[shown]["transformations"], "pools": by_pool,
