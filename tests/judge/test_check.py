@@ -274,9 +274,14 @@ def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path,
     assert report["decided_by"]["model"] == 0 and report["decided_by"]["grader"] + report["decided_by"]["rule"] == report["n"]
     assert all(sum(f["decided_by"].values()) == f["scored"] for f in report["families"].values())
     fig = report["families"]["instruction_repeat_zh"]
-    assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
-    assert fig["stress"]["passed"] and fig["stress"]["transformations"]["padding"]["n"] > 100
+    assert fig["kappa"] > 0.9 and fig["agreement_validated"] and fig["kappa_ci95"][0] > 0.8 and fig["errored"] == 0
     assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}
+    stress = fig["stress"]
+    assert fig["validated"] == stress["passed"] and stress["pool"] == "check" and not stress["partial"]
+    assert set(stress["pools"]) == {"design", "check"} and stress["errors"] == 0
+    assert set(stress["transformations"]) == {"padding", "padding_question", "off_topic", "echo"}
+    padding = stress["transformations"]["padding"]
+    assert padding["n"] > 100 and padding["passed"] and padding["errors"] == 0 and padding["move_rate"] is not None
 
 
 def test_the_shipped_check_belongs_to_the_shipped_fit_set_and_rubrics():
