@@ -313,3 +313,19 @@ async def test_the_shipped_check_is_reproduced_from_the_recorded_answers_without
         fig = family_figures(rubrics.load(items[0].rubric).kind, outcomes)
         for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "agreement_validated", "model_calls"):
             assert fig.get(key) == shipped[family].get(key), (family, key)
+
+
+def test_the_printed_check_shows_error_counts_beside_each_figure(capsys):
+    from vocalbench.commands.judge_check import _print
+    from vocalbench.judge.stress import StressItem, family_stress, stress_line
+
+    items = _items("safety_en", 120)
+    outcomes = [Outcome(i, None, "judge_unavailable") if k < 5 else Outcome(i, i.label) for k, i in enumerate(items)]
+    pairs = [(StressItem("off_topic", i, i, expected=i.label), i.label, None if k < 2 else i.label)
+             for k, i in enumerate(items[:40])]
+    stress = family_stress("safety_en", "binary", pairs)
+    _print(summarise("m@h", "test", outcomes, 1.0, {"safety_en": stress}))
+    out = capsys.readouterr().out
+    assert "(5 errored)" in out and "check wordings: value [95 % CI] (n," in out and "design wordings" in out
+    assert stress_line(stress, "check") == "off_topic +5.00 [0.00, 13.89] (40, 2 errors) FAIL"  # the cell printed
+    assert "not applied, drift: the criterion reads what a reply gives" in out
