@@ -327,5 +327,5 @@ def test_the_printed_check_shows_error_counts_beside_each_figure(capsys):
     _print(summarise("m@h", "test", outcomes, 1.0, {"safety_en": stress}))
     out = capsys.readouterr().out
     assert "(5 errored)" in out and "check wordings: value [95 % CI] (n," in out and "design wordings" in out
-    assert stress_line(stress, "check") == "off_topic +5.00 [0.00, 13.89] (40, 2 errors) FAIL"  # the cell printed
+    assert stress_line(stress, "check") == "off_topic 5.00 [0.00, 13.89] (40, 2 errors) FAIL"  # the cell printed
     assert "not applied, drift: the criterion reads what a reply gives" in out

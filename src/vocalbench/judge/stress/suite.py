@@ -168,7 +168,8 @@ def figure_text(name: str, f: Mapping[str, Any]) -> str:
     """One transformation's figure: ``padding +0.12 [0.05, 0.20] moved 4 % (140, 0 errors) ok``."""
     ci = f.get("ci95")
     moved = f" moved {f['move_rate']:.0f} %" if f.get("move_rate") is not None else ""
-    return (f"{name} {f['value']:+.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + moved
+    value = f"{f['value']:+.2f}" if f.get("statistic") == "mean_change" else f"{f['value']:.2f}"  # a change, or a level
+    return (f"{name} {value}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + moved
             + f" ({f['n']}, {f.get('errors', 0)} errors) {_mark(f)}")
 
 
