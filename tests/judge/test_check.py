@@ -83,15 +83,39 @@ def test_binary_figures_and_the_validation_bar():
     assert not failed["validated"] and failed["status"] == "fails the stress bar (failed: padding)"
     assert fig["kappa_ci95"] == (1.0, 1.0)
     small = family_figures("binary", perfect[:99])  # at the bar, but too few items to decide
-    assert small["kappa"] == 1.0 and not small["agreement_validated"] and "only 99 scored items" in small["criterion"]
+    assert small["kappa"] == 1.0 and not small["agreement_validated"] and "only 99 items" in small["criterion"]
     always_yes = [Outcome(i, 1.0) for i in items]
     fig = family_figures("binary", always_yes)
     assert fig["judge_positive_rate"] == 100.0 and not fig["validated"]
     assert fig["bias"] == pytest.approx(100.0 - fig["label_positive_rate"])
     broken = [Outcome(i, None, "judge_unparseable") for i in items]
     fig = family_figures("binary", broken)
-    assert fig["unparseable"] == 120 and fig["scored"] == 0 and not fig["validated"]
-    assert "only 0 scored items" in fig["criterion"]
+    assert fig["unparseable"] == fig["errored"] == 120 and fig["scored"] == 0 and not fig["agreement_validated"]
+    assert fig["agreement"] == 0.0 and "120 errored verdicts counted as disagreements" in fig["criterion"]
+
+
+def test_an_errored_verdict_counts_as_a_disagreement():
+    """A judge that errors on the items it would get wrong is not measured on the rest alone."""
+    items = _items("safety_en", 140)
+    # right on every item but errors (unparseable, unavailable) on a quarter of them
+    outcomes = [Outcome(i, None, "judge_unparseable" if k % 8 else "judge_unavailable") if k % 4 == 0
+                else Outcome(i, i.label) for k, i in enumerate(items)]
+    fig = family_figures("binary", outcomes)
+    assert fig["errored"] == 35 and fig["scored"] == 105 and fig["n"] == 140
+    assert fig["agreement"] == pytest.approx(0.75) and fig["kappa"] < 0.6 and not fig["agreement_validated"]
+    assert fig["errors"] == {"judge_unavailable": 18, "judge_unparseable": 17}
+    assert sum(f["n"] for f in fig["by_source"].values()) == 140  # per source too
+    clean = family_figures("binary", [o for o in outcomes if o.value is not None])  # what dropping them gave
+    assert clean["kappa"] == 1.0 and clean["agreement_validated"]
+    # 1-5: an errored verdict is the end of the scale farther from the label (the top on a tie)
+    scale = _items("single_round_en", 120)
+    assert {judge_check.worst_verdict(i, "scale") for i in scale if i.label <= 3} == {5.0}
+    assert {judge_check.worst_verdict(i, "scale") for i in scale if i.label >= 4} == {1.0}
+    errs = [Outcome(i, None, "judge_unavailable") if k < 30 else Outcome(i, i.label) for k, i in enumerate(scale)]
+    fig = family_figures("scale", errs)
+    assert fig["errored"] == 30 and fig["agreement"] == pytest.approx(0.75)
+    assert fig["mae"] == pytest.approx(sum(max(5 - i.label, i.label - 1) for i in scale[:30]) / 120, abs=1e-4)
+    assert fig["spearman"] < family_figures("scale", errs[30:])["spearman"]
 
 
 def test_scale_figures():
@@ -250,9 +274,14 @@ def test_judge_fit_then_judge_check_with_the_fit_from_the_command_line(tmp_path,
     assert report["decided_by"]["model"] == 0 and report["decided_by"]["grader"] + report["decided_by"]["rule"] == report["n"]
     assert all(sum(f["decided_by"].values()) == f["scored"] for f in report["families"].values())
     fig = report["families"]["instruction_repeat_zh"]
-    assert fig["kappa"] > 0.9 and fig["validated"] and fig["kappa_ci95"][0] > 0.8
-    assert fig["stress"]["passed"] and fig["stress"]["transformations"]["padding"]["n"] > 100
+    assert fig["kappa"] > 0.9 and fig["agreement_validated"] and fig["kappa_ci95"][0] > 0.8 and fig["errored"] == 0
     assert set(fig["by_source"]) >= {"authored", "qwen2.5-0.5b", "qwen2.5-1.5b"}
+    stress = fig["stress"]
+    assert fig["validated"] == stress["passed"] and stress["pool"] == "check" and not stress["partial"]
+    assert set(stress["pools"]) == {"design", "check"} and stress["errors"] == 0
+    assert set(stress["transformations"]) == {"padding", "padding_question", "off_topic", "echo"}
+    padding = stress["transformations"]["padding"]
+    assert padding["n"] > 100 and padding["passed"] and padding["errors"] == 0 and padding["move_rate"] is not None
 
 
 def test_the_shipped_check_belongs_to_the_shipped_fit_set_and_rubrics():
@@ -284,3 +313,19 @@ async def test_the_shipped_check_is_reproduced_from_the_recorded_answers_without
         fig = family_figures(rubrics.load(items[0].rubric).kind, outcomes)
         for key in ("n", "agreement", "kappa", "spearman", "bias", "mean_diff", "agreement_validated", "model_calls"):
             assert fig.get(key) == shipped[family].get(key), (family, key)
+
+
+def test_the_printed_check_shows_error_counts_beside_each_figure(capsys):
+    from vocalbench.commands.judge_check import _print
+    from vocalbench.judge.stress import StressItem, family_stress, stress_line
+
+    items = _items("safety_en", 120)
+    outcomes = [Outcome(i, None, "judge_unavailable") if k < 5 else Outcome(i, i.label) for k, i in enumerate(items)]
+    pairs = [(StressItem("off_topic", i, i, expected=i.label), i.label, None if k < 2 else i.label)
+             for k, i in enumerate(items[:40])]
+    stress = family_stress("safety_en", "binary", pairs)
+    _print(summarise("m@h", "test", outcomes, 1.0, {"safety_en": stress}))
+    out = capsys.readouterr().out
+    assert "(5 errored)" in out and "check wordings: value [95 % CI] (n," in out and "design wordings" in out
+    assert stress_line(stress, "check") == "off_topic 5.00 [0.00, 13.89] (40, 2 errors) FAIL"  # the cell printed
+    assert "not applied, drift: the criterion reads what a reply gives" in out

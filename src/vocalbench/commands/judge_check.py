@@ -6,9 +6,10 @@ writes the JSON. The figures of the test split are kept as the judge's latest ch
 later run of that judge shows in its summary and report. ``--fit FIT`` checks a calibrated judge
 under a fit from ``vocalbench judge-fit``. A calibrated judge reads the model's recorded answers
 (shipped for the local judge, and those ``judge-fit`` collected) instead of asking again;
-``--ask`` asks the model for every item. ``--stress`` adds the stress suite (judge/stress.py): a
-family is validated only when it passes both the agreement bar and the stress bar, and the kept
-check records both.
+``--ask`` asks the model for every item. ``--stress`` adds the stress suite (judge/stress/): a
+family is validated only when it passes both the agreement bar and the stress bar on the suite's
+check wordings (``--stress-pool``: the design wordings are reported beside them), and the kept check
+records both. An errored verdict counts as a failure in every figure; its count is printed beside it.
 """
 
 from __future__ import annotations
@@ -40,11 +41,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="recorded raw answers to read (JSONL; default: the shipped ones and judge-fit's)")
     parser.add_argument("--ask", action="store_true", help="ask the model for every item, recorded or not")
     parser.add_argument("--stress", action="store_true",
-                        help="also run the stress suite (padded, off-topic, parroting, condensed, tone-flipped "
-                             "replies); a family is validated only when it passes it")
+                        help="also run the stress suite (padded, off-topic, echoed, drifting, parroting, condensed, "
+                             "tone-flipped replies); a family is validated only when it passes it")
     parser.add_argument("--stress-limit", type=int, metavar="N",
-                        help="at most N transformed replies per family and transformation (default: --limit, "
-                             "else all; each may need a model call)")
+                        help="at most N transformed replies per family, transformation and wording pool (default: "
+                             "--limit, else all; each may need a model call); a family cut short is a partial "
+                             "run and is not validated")
+    parser.add_argument("--stress-pool", choices=("design", "check", "both"), default="both",
+                        help="which wordings the stress suite adds (default both, side by side); only the check "
+                             "wordings validate")
     parser.add_argument("--quiet", action="store_true", help="no progress bar or table")
 
 
@@ -101,9 +106,10 @@ def run(args: argparse.Namespace) -> int:
         limit = args.stress_limit if args.stress_limit is not None else args.limit
         if limit is not None and limit < 1:
             raise CliError(f"--stress-limit must be >= 1, got {limit}")
-        with progress_bar(judge_stress.stress_count(every, originals, limit),
+        pools = judge_stress.POOLS if args.stress_pool == "both" else (args.stress_pool,)
+        with progress_bar(judge_stress.stress_count(every, originals, limit, pools),
                           f"stress suite {judge.id} ({args.split})", enabled=not args.quiet) as bar:
-            stress, _ = asyncio.run(judge_stress.run_stress(judge, every, originals, limit=limit,
+            stress, _ = asyncio.run(judge_stress.run_stress(judge, every, originals, limit=limit, pools=pools,
                                                             concurrency=args.concurrency, progress=bar.advance,
                                                             answers=answers))
     report = judge_check.summarise(judge.id, args.split, outcomes, time.perf_counter() - t0, stress)
@@ -129,13 +135,13 @@ def _print(report: dict[str, Any]) -> None:
                         f"({report['n']} items: {report['decided_by']['grader']} settled by a grader, "
                         f"{report['decided_by']['rule']} by a fitted rule, {report['cached']} recorded answers, "
                         f"{report['calls']} model calls, {f(report['calls_per_second'])} calls/s)")
-    for col in ("family", "n", "agree", "kappa / rho [95 % CI]", "judge vs label", "bias / mean diff", "model calls",
-                "by reply source", "validated"):
+    for col in ("family", "n", "agree", "kappa / rho [95 % CI] (errored)", "judge vs label", "bias / mean diff",
+                "model calls", "by reply source", "validated"):
         table.add_column(col, justify="left" if col in ("family", "by reply source") else "right")
     for fam, v in report["families"].items():
         binary = v["kind"] == "binary"
         stat, ci = ("kappa", v.get("kappa_ci95")) if binary else ("spearman", v.get("spearman_ci95"))
-        interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
+        interval = (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + f" ({v.get('errored', 0)} errored)"
         if binary:
             row = [f(v["agreement"]), f"κ {f(v['kappa'], 2)}{interval}", f"{f(v['judge_positive_rate'], 1)}% vs "
                    f"{f(v['label_positive_rate'], 1)}%", f"{f(v['bias'], 1)} pt"]
@@ -151,15 +157,21 @@ def _print(report: dict[str, Any]) -> None:
     console.print(table)
     stressed = {fam: v["stress"] for fam, v in report["families"].items() if "stress" in v}
     if stressed:
-        st = Table(title="stress suite: verdicts on transformed replies (binary in %; bar on the point estimate, "
-                         "95 % CI by question)")
-        for col in ("family", "agreement bar", "stress bar", "figures: value [95 % CI] (n)", "validated"):
-            st.add_column(col, justify="left" if col in ("family", "figures: value [95 % CI] (n)") else "right")
+        from vocalbench.judge.stress import stress_line
+
+        pools = [p for p in ("check", "design") if any(p in s.get("pools", {}) for s in stressed.values())]
+        st = Table(title="stress suite: verdicts on transformed replies (binary in %; each bar on the whole 95 % "
+                         "interval by question; errored verdicts count as failures; only the check wordings validate)")
+        columns = ["family", "agreement bar", "stress bar", *(f"{p} wordings: value [95 % CI] (n, errors)" for p in pools),
+                   "not applied", "validated"]
+        for col in columns:
+            st.add_column(col, justify="right" if col in ("agreement bar", "stress bar", "validated") else "left")
         for fam, s in stressed.items():
             v = report["families"][fam]
-            figs = "; ".join(f"{k} {t['value']:+.2f}" + (f" [{t['ci95'][0]:.2f}, {t['ci95'][1]:.2f}]" if t["ci95"] else "")
-                             + f" ({t['n']}) {'ok' if t['passed'] else 'FAIL' if t['passed'] is False else 'few'}"
-                             for k, t in s["transformations"].items() if t["value"] is not None)
-            st.add_row(fam, "yes" if v["agreement_validated"] else "no", "yes" if s["passed"] else "NO", figs,
-                       "yes" if v["validated"] else "NO")
+            st.add_row(fam, "yes" if v["agreement_validated"] else "no",
+                       "yes" if s["passed"] else f"NO: {s.get('why', '')}", *(stress_line(s, p) for p in pools),
+                       ", ".join(s.get("not_applied", {})), "yes" if v["validated"] else "NO")
         console.print(st)
+        reasons = {f"{k}: {why}" for s in stressed.values() for k, why in s.get("not_applied", {}).items()}
+        for line in sorted(reasons):
+            console.print(f"  not applied, {line}")

@@ -11,11 +11,17 @@ turns (label, verdict) pairs into the figures per rubric family:
 - both: n, unparseable answers and other judge errors, model calls, and the same figures per reply
   source (so a rule that only works for one system shows).
 
+A verdict the judge could not give (unparseable, unavailable, any other error) is never dropped: it
+counts as a disagreement, the verdict farthest from the label (binary: the other verdict; 1-5: the
+end of the scale farther from the label, the top on a tie), in every figure, and the family's
+``errored`` count says how many there were. So a judge that fails on the hard items is not measured
+on the easy ones.
+
 Intervals resample whole questions (all replies to one question together). A family is
 **validated** only with at least ``MIN_ITEMS`` scored test items, the point estimate at the bar
 (binary kappa >= 0.6 and |bias| <= 10 points; scale rho >= 0.5 and |mean difference| <= 0.4) and
 the interval's lower end at kappa >= 0.45 / rho >= 0.35, **and** passes the stress suite
-(``judge.stress``: padding, off-topic, parroting, condensing, tone flip). ``save_check`` keeps the latest
+(``judge.stress``, on its check wordings). ``save_check`` keeps the latest
 figures per judge under the cache; ``judge_validity`` gives a run the figures of its judge (the
 local judge's test-split figures also ship with the package) and names the subsets whose rubrics
 are not validated.
@@ -142,21 +148,32 @@ def _scale_figures(pairs: Sequence[tuple[float, float]]) -> dict[str, Any]:
             "mae": _r(sum(abs(a - b) for a, b in pairs) / n if n else None)}
 
 
+def worst_verdict(item: CalibrationItem, kind: str) -> float:
+    """The verdict an errored item counts as: the one farthest from its label (binary: the other
+    verdict; 1-5: the end of the rubric's scale farther from the label, the top on a tie)."""
+    if kind == "binary":
+        return 1.0 - item.label
+    rubric = rubrics.load(item.rubric)
+    return float(rubric.hi) if rubric.hi - item.label >= item.label - rubric.lo else float(rubric.lo)
+
+
 def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
     """The figures of one rubric family (see the module docstring), its 95 % interval by question,
-    the figures per reply source, and whether it is validated."""
+    the figures per reply source, and whether it is validated. An errored verdict counts as the
+    worst disagreement (``worst_verdict``)."""
     scored = [o for o in outcomes if o.value is not None]
-    pairs = [(o.item.label, o.value) for o in scored if o.value is not None]
+    pairs = [(o.item.label, o.value if o.value is not None else worst_verdict(o.item, kind)) for o in outcomes]
     errors: dict[str, int] = {}
     for o in outcomes:
         if o.value is None:
             errors[o.error or "no_value"] = errors.get(o.error or "no_value", 0) + 1
     figures = _binary_figures if kind == "binary" else _scale_figures
-    out: dict[str, Any] = {"kind": kind, **figures(pairs), "n": len(outcomes), "scored": len(pairs),
+    out: dict[str, Any] = {"kind": kind, **figures(pairs), "n": len(outcomes), "scored": len(scored),
+                           "errored": len(outcomes) - len(scored),
                            "unparseable": errors.get("judge_unparseable", 0), "errors": errors,
                            "model_calls": sum(o.model_asked for o in scored),
                            "decided_by": decided_by_counts(scored)}
-    clusters = [f"{o.item.lang}/{o.item.qid}" for o in scored]
+    clusters = [f"{o.item.lang}/{o.item.qid}" for o in outcomes]
     n = len(pairs)
     if kind == "binary":
         out["kappa_ci95"] = cluster_interval(pairs, clusters, kind)
@@ -173,10 +190,12 @@ def family_figures(kind: str, outcomes: Sequence[Outcome]) -> dict[str, Any]:
               and low is not None and low >= RHO_LOW_MIN)
         why = (f"rho {out['spearman']} (>= {RHO_MIN}), 95 % interval {out['spearman_ci95']} (lower end >= "
                f"{RHO_LOW_MIN}), mean difference {out['mean_diff']} (|.| <= {MEAN_DIFF_MAX})")
+    if out["errored"]:
+        why += f"; {out['errored']} errored verdicts counted as disagreements"
     if n < MIN_ITEMS:
-        why = f"only {n} scored items (need {MIN_ITEMS}); " + why
+        why = f"only {n} items (need {MIN_ITEMS}); " + why
     by_source: dict[str, list[tuple[float, float]]] = {}
-    for o, p in zip(scored, pairs):
+    for o, p in zip(outcomes, pairs):
         by_source.setdefault(o.item.source, []).append(p)
     out["by_source"] = {src: figures(ps) for src, ps in sorted(by_source.items())}
     out["agreement_validated"] = bool(ok)
@@ -412,17 +431,20 @@ def judge_validity(judge_id: str, rubrics_by_subset: Mapping[str, Iterable[str]]
             elif set(fig.get("rubrics", {}).values()) - _current_hashes(fam):
                 entry = {"validated": False, "status": "rubric changed since the check"}
             else:
-                keys = ("n", "kappa", "kappa_ci95", "bias", "spearman", "spearman_ci95", "mean_diff", "mae",
-                        "agreement", "model_calls", "agreement_validated", "validated", "criterion")
+                keys = ("n", "errored", "kappa", "kappa_ci95", "bias", "spearman", "spearman_ci95", "mean_diff",
+                        "mae", "agreement", "model_calls", "agreement_validated", "validated", "criterion")
                 fig = with_stress(fig, None)
                 entry = {k: fig[k] for k in keys if k in fig}
                 stat = "kappa" if "kappa" in fig else "spearman"
                 entry["by_source"] = {src: {"n": f["n"], stat: f.get(stat)} for src, f in fig.get("by_source", {}).items()}
                 if "stress" in fig:
-                    entry["stress"] = {"passed": fig["stress"].get("passed"), "why": fig["stress"].get("why"),
-                                       "transformations": {k: {m: t.get(m) for m in ("n", "value", "ci95", "bar",
-                                                                                     "passed")}
-                                                           for k, t in fig["stress"].get("transformations", {}).items()}}
+                    st = fig["stress"]
+                    entry["stress"] = {"passed": st.get("passed"), "why": st.get("why"),
+                                       **{k: st[k] for k in ("pool", "partial", "errors") if k in st},
+                                       "transformations": {k: {**{m: t.get(m) for m in ("n", "value", "ci95", "bar",
+                                                                                        "passed")},
+                                                               **{m: t[m] for m in ("errors", "move_rate") if m in t}}
+                                                           for k, t in st.get("transformations", {}).items()}}
                 entry["status"] = fig["status"]
             validity.families[fam] = entry
             if not entry["validated"] and subset not in validity.warnings:

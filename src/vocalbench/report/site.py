@@ -155,7 +155,8 @@ def _check_figure(fig: dict[str, Any]) -> str:
         return "—"
     interval = f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else ""
     tail = f"bias {fig.get('bias')} pt" if stat == "kappa" else f"mean diff {fig.get('mean_diff')}"
-    return f"{sym} {fig[stat]}{interval}, {tail}"
+    errored = f", {fig['errored']} errored" if fig.get("errored") else ""
+    return f"{sym} {fig[stat]}{interval}, {tail}{errored}"
 
 
 def _stress_figure(fig: dict[str, Any]) -> str:
@@ -169,7 +170,8 @@ def _stress_figure(fig: dict[str, Any]) -> str:
             continue
         ci = t.get("ci95")
         mark = "" if t.get("passed") else " ✗" if t.get("passed") is False else " (few)"
-        parts.append(f"{name} {t['value']:+.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + mark)
+        errors = f" ({t['errors']} errors)" if t.get("errors") else ""
+        parts.append(f"{name} {t['value']:+.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "") + errors + mark)
     return ("passed: " if stress.get("passed") else "failed: ") + ", ".join(parts)
 
 
