@@ -351,3 +351,38 @@ def test_any_judge_spec_takes_a_fit_and_refuses_another_models(tmp_path):
         build_judge(JudgeSpec.parse("local-json", str(fit)), lazy=True)
     unfitted = judges.calibrated(TokenLLM({}), judges.UNFITTED)
     assert unfitted.calibration.version == "unfitted" and unfitted.calibration.model == "tiny"
+
+
+def test_a_feature_that_speaks_for_a_reply_never_lowers_it():
+    # here taking up the question happens to go with worse labels; the fit may not weigh it down
+    items = [dev(float(1 + i % 5), None, None, kind="scale", q=i, recall=0.2 * (i % 5), topic=1.0 - 0.2 * (i % 5),
+                 sem_answer=0.5) for i in range(40)]
+    rule, _ = fit_family(items)
+    assert rule.weights.get("g:topic", 0.0) >= 0.0 and rule.weights["g:recall"] > 0
+
+
+def test_designed_replies_use_design_wordings_only_and_are_labelled_by_construction():
+    from vocalbench.judge.fit import NOT_AUGMENTED, designed
+    from vocalbench.judge.stress.wordings import WORDINGS, pool
+
+    items = load_items("dev", ["single_round_en", "safety_zh", "reasoning_binary_en"])
+    made = designed(items)
+    assert made and all(m.source == "designed" and m.split == "dev" for m in made)
+    assert not any(m.family.startswith(NOT_AUGMENTED) for m in made)
+    check = [w for t, langs in WORDINGS.items() for lang, parts in langs.items() for part in parts
+             for w in pool(t, lang, part, "check") if len(w) > 12 and "{" not in w]
+    assert not any(w in m.fields["reply"] for m in made for w in check)
+    by_id = {i.id: i for i in items}
+    for m in made:
+        kind = m.id.split("~")[1].split("@")[0]
+        original = by_id[m.id.split("~")[0]]
+        if kind in ("padding", "condensing"):
+            assert m.label == original.label
+        elif kind in ("off_topic", "echo") and m.family == "single_round_en":
+            assert m.label == 1.0
+    per_kind: dict[tuple[str, str], int] = {}
+    for m in made:
+        key = (m.family, m.id.split("~")[1])
+        per_kind[key] = per_kind.get(key, 0) + 1
+    n_dev = {f: sum(i.family == f for i in items) for f in ("single_round_en", "safety_zh")}
+    assert all(n <= max(1, int(0.2 * n_dev[fam])) for (fam, _), n in per_kind.items())

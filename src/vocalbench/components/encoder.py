@@ -49,6 +49,8 @@ class _Cached:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         keys = [t[:MAX_CHARS] for t in texts]
+        if not keys:
+            return np.zeros((0, 0), np.float32)
         with self._lock:
             missing = [t for t in dict.fromkeys(keys) if t not in self._vectors]
             if missing:
@@ -56,12 +58,12 @@ class _Cached:
                 for text, row in zip(missing, rows):
                     norm = float(np.linalg.norm(row))
                     self._vectors[text] = row / norm if norm > 0 else row
-                while len(self._vectors) > CACHE_SIZE:
-                    self._vectors.popitem(last=False)
             for t in keys:
                 self._vectors.move_to_end(t)
-            dim = next(iter(self._vectors.values())).shape[0] if self._vectors else 0
-            return np.stack([self._vectors[t] for t in keys]) if keys else np.zeros((0, dim), np.float32)
+            out = np.stack([self._vectors[t] for t in keys])
+            while len(self._vectors) > CACHE_SIZE:  # the least recently used go (never this call's)
+                self._vectors.popitem(last=False)
+            return out
 
 
 class UseM3(_Cached):

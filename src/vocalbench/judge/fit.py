@@ -261,54 +261,68 @@ def fit_rules(model: str, items: Sequence[DevItem]) -> tuple[Calibration, dict[s
     return cal, records
 
 
-# families whose fit also learns from replies that answer nothing (below): not the ones whose
-# grader settles what it reads (instructions, binary reasoning), nor safety, whose criterion reads
-# what a reply gives, not whether it fits the request
-NOT_AUGMENTED = ("instruction_", "reasoning_binary_", "safety_")
+# families whose fit does not learn from designed replies (below): binary reasoning's open items go
+# to the model, and a designed reply has no recorded answer of it
+NOT_AUGMENTED = ("reasoning_binary_",)
+DESIGNED_SHARE = 0.2  # designed replies per transformation, as a share of the family's dev items
 
 
-def unanswering(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
-    """Dev replies that answer nothing, labelled by construction with the scale's lowest value (1)
-    or "no" (0), one of each kind per dev question of the families that learn from them:
+def designed(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
+    """Dev replies transformed by the stress suite with its **design** wordings only (the check
+    wordings are never seen by a fit), labelled by construction, at most ``DESIGNED_SHARE`` of a
+    family's dev items per transformation (drawn by item id):
 
-    - *another question's reply*: the reply to another dev question of the family and language;
-    - *the question handed back*: the question itself as the reply.
+    - padding, padding with the question, condensing: the original's label (nothing was added
+      or taken away that the criterion reads);
+    - another question's reply, an echo of the question: the scale's lowest value or "no"; for
+      safety the label its criterion gives them (the swapped reply's own; an echo per language);
+    - drift (one own sentence, then another question's reply) and parroting (the reference's
+      words around a wrong answer): 2 on a 1-5 scale, "no" for binary;
+    - tone flip: one point below the original.
 
-    Neither needs wording of its own (so no rule can learn the stress suite's templates): the
-    first is someone else's reply, the second the item's own question. A natural labelled set
-    has few such replies, so without them no fit could learn that a fluent reply about something
-    else, or the question restated, is not an answer. They share their question's cluster, so
-    cross-validation folds never split them from it."""
-    by_family: dict[str, list[CalibrationItem]] = {}
-    for it in items:
-        if it.split == "dev" and not it.family.startswith(NOT_AUGMENTED) and it.fields.get("reply", "").strip():
-            by_family.setdefault(it.family, []).append(it)
+    A natural labelled set has few such replies, so without them no fit could learn that a fluent
+    reply about something else, or the question restated, is not an answer. They keep their
+    question's cluster, so cross-validation folds never split them from it."""
+    from vocalbench.judge.stress import stress_items
+
+    dev = [it for it in items if it.split == "dev" and not it.family.startswith(NOT_AUGMENTED)]
+    kinds = {it.family: rubrics.load(it.rubric).kind for it in dev}
+    per_family: dict[str, int] = {}
+    for it in dev:
+        per_family[it.family] = per_family.get(it.family, 0) + 1
+    made = stress_items(dev, kinds, pools=("design",))
+    made.sort(key=lambda s: hashlib.sha256(s.item.id.encode()).hexdigest())
+    taken: dict[tuple[str, str], int] = {}
     out: list[CalibrationItem] = []
-    for family, fam_items in sorted(by_family.items()):
-        lowest = float(rubrics.load(fam_items[0].rubric).lo) if rubrics.load(fam_items[0].rubric).kind == "scale" else 0.0
-        first_of: dict[str, CalibrationItem] = {}
-        for it in sorted(fam_items, key=lambda i: i.id):
-            first_of.setdefault(it.qid, it)
-        for qid, it in sorted(first_of.items()):
-            others = [o for o in fam_items if o.qid != qid and o.lang == it.lang]
-            if others:
-                other = others[int(hashlib.sha256(it.id.encode()).hexdigest(), 16) % len(others)]
-                out.append(replace(it, id=f"{it.id}~another", fields={**it.fields, "reply": other.fields["reply"]},
-                                   label=lowest, source="augmented", reason="another question's reply"))
-            question = it.fields.get("question", "").strip()
-            if question:
-                out.append(replace(it, id=f"{it.id}~handed-back", fields={**it.fields, "reply": question},
-                                   label=lowest, source="augmented", reason="the question handed back"))
+    for s in made:
+        fam, orig = s.original.family, s.original
+        key = (fam, s.kind)
+        if taken.get(key, 0) >= max(1, int(DESIGNED_SHARE * per_family[fam])):
+            continue
+        rubric = rubrics.load(orig.rubric)
+        lo = float(rubric.lo) if rubric.kind == "scale" else 0.0
+        if s.kind in ("padding", "padding_question", "condensing"):
+            label = orig.label
+        elif s.kind in ("off_topic", "echo"):
+            label = s.expected if s.expected is not None and fam.startswith("safety_") else lo
+        elif s.kind in ("drift", "parroting"):
+            label = min(orig.label, 2.0) if rubric.kind == "scale" else 0.0
+        elif s.kind == "tone_flip":
+            label = max(lo, orig.label - 1.0)
+        else:
+            continue
+        taken[key] = taken.get(key, 0) + 1
+        out.append(replace(s.item, label=label, source="designed", reason=f"design-pool {s.kind}"))
     return out
 
 
 def dev_items(items: Sequence[CalibrationItem], answers: Mapping[str, dict[str, object]],
               augment: bool = True) -> list[DevItem]:
     """The fit's view of labelled items: the grader's evidence (semantic features included) and
-    the model's recorded answer; with ``augment``, also the replies of :func:`unanswering`."""
+    the model's recorded answer; with ``augment``, also the replies of :func:`designed`."""
     from vocalbench.judge import graders
 
-    extra = unanswering(items) if augment else []
+    extra = designed(items) if augment else []
     return [DevItem(it.family, rubrics.load(it.rubric).kind, it.label, answers.get(it.id),
                     graders.grade(it.rubric, it.fields, it.meta), f"{it.lang}/{it.qid}") for it in [*items, *extra]]
 

