@@ -444,18 +444,18 @@ def _write_site(runs: list[RunData], out: Path) -> ReportResult:
                 plots.append({"title": f"{subset} by category", "src": f"plots/{p.name}"})
                 res.files.append(p)
         published = published_rows(lruns)
-        table = published_table(lang, lruns)
+        table, published_plot = published_table(lang, lruns), None
         if table is not None:
             p = published_chart(lruns, table, out / "plots" / f"published_{lang}.svg",
                                 f"Dimensions against the published range [{lang}]")
             if p is None:
                 plot_missing.append("Dimensions against the published range: no dimension in common")
             else:
-                plots.insert(0, {"title": "Dimensions against the published range", "src": f"plots/{p.name}"})
+                published_plot = f"plots/{p.name}"
                 res.files.append(p)
         rows = leaderboard_rows(runs, lang)
         sections.append({
-            "published": published,
+            "published": published, "published_plot": published_plot,
             "lang": lang, "name": LANG_NAME[lang],
             "columns": [{"dim": d, "label": label(d), "lower": dimensions.DIMENSIONS[d].lower_is_better
                          if d in dimensions.DIMENSIONS else False} for d in dimensions.shown(lang)],
