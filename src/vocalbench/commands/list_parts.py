@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vocalbench.catalog import SubsetSpec
 
 KINDS = ("systems", "subsets", "components")
 COMPONENT_KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm", "component")  # component: a misnamed plug-in
@@ -28,7 +32,7 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
                 continue
             for spec in catalog.specs(lg):
                 out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
-                            "scoring": f"{spec.metric}: {spec.description}", "package": _package("subset", spec.name)})
+                            "scoring": f"{spec.metric}: {spec.description}", "package": _package(spec)})
         out += [{"lang": "", "subset": e.name, "items": None, "scoring": "", "package": e.package,
                  "problem": e.problem} for e in registry.entries("subset") if e.plugin and e.problem]
         return out
@@ -40,13 +44,14 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
     return out
 
 
-def _package(kind: str, name: str) -> str:
+def _package(spec: SubsetSpec) -> str:
+    """Where a subset comes from: its plug-in's package, else the top module that declared it."""
     from vocalbench import parts
 
     try:
-        return parts.get(kind, name).package
+        return parts.get("subset", spec.name).package
     except KeyError:
-        return parts.BUILTIN
+        return str(getattr(spec.scorer, "__module__", parts.BUILTIN)).split(".")[0]
 
 
 def run(args: argparse.Namespace) -> int:

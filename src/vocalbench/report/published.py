@@ -96,7 +96,7 @@ class Standing:
     rank: int | None
     total: int  # published rows with an overall, plus the run
     comparable: bool
-    ranked: list[tuple[int, str, str, float | None, bool]]  # (rank, system, group, overall, is the run)
+    ranked: list[tuple[int, str, str, float, bool]]  # (rank, system, group, overall, is the run)
 
 
 def standing(summary: Summary, label: str) -> Standing | None:
@@ -105,10 +105,10 @@ def standing(summary: Summary, label: str) -> Standing | None:
     if t is None:
         return None
     run_overall = summary.overall.value
-    entries = [(r.system, r.group, r.overall, False) for r in t.rows if r.overall is not None]
+    entries = [(r.system, r.group, float(r.overall), False) for r in t.rows if r.overall is not None]
     if run_overall is not None:
         entries.append((label, "this run", float(run_overall), True))
-    entries.sort(key=lambda e: -(e[2] or 0.0))
+    entries.sort(key=lambda e: -e[2])
     ranked = [(i + 1, s, g, o, mine) for i, (s, g, o, mine) in enumerate(entries)]
     rank = next((i for i, _, _, _, mine in ranked if mine), None)
     return Standing(t, rank, len(entries), summary.provenance.leaderboard_comparable, ranked)

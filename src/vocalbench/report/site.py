@@ -30,15 +30,15 @@ from vocalbench.errors import InputError
 from vocalbench.files import inside, write_atomic, written_folder
 from vocalbench.records import EMOTIONS_5
 from vocalbench.report import published
-from vocalbench.report.published import PublishedTable
 from vocalbench.report.plots import (
-    published_chart,
     category_chart,
     latency_chart,
+    published_chart,
     quality_latency_chart,
     radar_chart,
     robustness_chart,
 )
+from vocalbench.report.published import PublishedTable
 from vocalbench.report.repeats import load_repeats
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.runner.folder import RunFolder, runs_holding
@@ -397,7 +397,7 @@ def published_rows(runs: list[RunData]) -> list[dict[str, Any]]:
         out.append({"label": r.label, "citation": st.table.citation, "rank": st.rank, "total": st.total,
                     "comparable": st.comparable, "headline": r.summary.overall.headline(),
                     "rows": [{"rank": k, "system": name, "group": group,
-                              "overall": "—" if v is None else f"{v:.3f}", "mine": mine}
+                              "overall": f"{v:.3f}", "mine": mine}
                              for k, name, group, v, mine in st.ranked]})
     return out
 

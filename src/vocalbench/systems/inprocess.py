@@ -41,7 +41,7 @@ class CallableSystem:
         if not callable(answer):
             raise TypeError(f"CallableSystem needs a callable, got {type(answer).__name__}")
         self.answer = answer
-        self.id = name or getattr(answer, "__qualname__", type(answer).__name__)
+        self.id: str = name or str(getattr(answer, "__qualname__", type(answer).__name__))
         self.resource = f"python:{self.id}"
         self.details = dict(details or {})
         self._lock = None if concurrent else asyncio.Lock()
@@ -95,7 +95,7 @@ class CallableSystem:
 
 
 def _cheap_to_call(fn: Answer) -> bool:
-    target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else getattr(fn, "__call__", fn)
+    target = fn if inspect.isfunction(fn) or inspect.ismethod(fn) else type(fn).__call__  # a callable object
     return (inspect.isgeneratorfunction(target) or inspect.isasyncgenfunction(target)
             or inspect.iscoroutinefunction(target))
 
