@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 from conftest import make_samples
 
+from vocalbench.concurrency import limiter
 from vocalbench.systems.base import Waiting, collect
 from vocalbench.systems.inprocess import CallableSystem
 
@@ -90,6 +91,18 @@ def test_calls_are_serialised_and_the_queue_is_not_latency(tmp_path: Path) -> No
     a, b, timed = asyncio.run(go())
     assert sum(isinstance(ev, Waiting) for ev in [*a, *b]) == 1
     assert all(0.25 < t.timings.first_text < 0.55 for t in timed)  # type: ignore[attr-defined]
+
+
+def test_start_fixes_the_harness_limit_at_one_unless_concurrent(tmp_path: Path) -> None:
+    """The generator's ``concurrency(system.resource, N)`` shares the limit the system set first."""
+    async def limits() -> tuple[int, int]:
+        one, many = CallableSystem(lambda a, r, h: "x", name="one"), CallableSystem(lambda a, r, h: "x", name="many",
+                                                                                     concurrent=True)
+        await one.start()
+        await many.start()
+        return limiter(one.resource, 8)._value, limiter(many.resource, 8)._value
+
+    assert asyncio.run(limits()) == (1, 8)
 
 
 def test_a_bad_piece_fails_the_attempt_with_its_reason(tmp_path: Path) -> None:

@@ -13,8 +13,9 @@ yields, for a streamed reply) pieces: a ``str`` is text, a ``(samples, sample_ra
 
 A synchronous callable runs in a worker thread (one piece at a time), so a model that computes for
 seconds never blocks the harness; calls are serialised unless ``concurrent=True`` (a model that is
-not thread-safe stays safe), and a call that waits for the one before it yields ``Waiting``, so
-the queue is not counted as latency: the clock starts at ``Sent``, when the callable is called.
+not thread-safe stays safe): ``start()`` fixes the system's concurrency limit at one, so the
+harness queues samples before their attempts, and a call that still finds another running (a
+warm-up) yields ``Waiting``; the clock starts at ``Sent``, when the callable is called.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench.concurrency import limiter
 from vocalbench.records import Sample
 from vocalbench.systems.base import AudioChunk, Done, Event, Sent, SystemFailure, TextDelta, Waiting
 
@@ -47,7 +49,11 @@ class CallableSystem:
         self._lock = None if concurrent else asyncio.Lock()
 
     async def start(self) -> None:
-        self._lock = None if self._lock is None else asyncio.Lock()  # bound to the loop that uses it
+        if self._lock is not None:
+            self._lock = asyncio.Lock()  # bound to the loop that uses it
+            # the first caller fixes a resource's limit: the harness then queues samples for this one
+            # slot before their attempt starts, so a queue never eats into an attempt's timeout
+            limiter(self.resource, 1)
 
     async def close(self) -> None:
         return None
