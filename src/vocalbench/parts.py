@@ -134,8 +134,8 @@ def _scan() -> dict[tuple[str, str], Entry]:
                 problem = f"entry point value '{ep.value}' is not module:attribute"
             if problem is None:
                 problem = _module_problem(ep.value.partition(":")[0])
-            entry = Entry(kind, name, ep.value, f"plug-in from {package or 'an unnamed package'}", None, (),
-                          package, problem)
+            summary = (ep.dist.metadata["Summary"] if ep.dist is not None else None) or "plug-in"
+            entry = Entry(kind, name, ep.value, summary, None, (), package, problem)
             if (kind, name) in _REGISTRY and problem is None:
                 entry = Entry(kind, name, ep.value, entry.summary, None, (), package,
                               f"the built-in {kind} '{name}' has this name")
