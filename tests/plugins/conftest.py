@@ -35,7 +35,8 @@ def echo_site(tmp_path_factory: pytest.TempPathFactory) -> str | None:
 @pytest.fixture(scope="session")
 def broken_site(tmp_path_factory: pytest.TempPathFactory) -> str:
     """An installed distribution ``broken-plugin`` whose entry points name a missing module, a module
-    that raises on import and a component name without its kind."""
+    that raises on import and a component name without its kind; beside it ``good-subsets``, whose
+    subset module declares ``recall_extra``."""
     site = tmp_path_factory.mktemp("broken-site")
     (site / "exploding_plugin.py").write_text('raise RuntimeError("plug-in bug")\n', encoding="utf-8")
     info = site / "broken_plugin-0.1.dist-info"
@@ -45,5 +46,13 @@ def broken_site(tmp_path_factory: pytest.TempPathFactory) -> str:
         "[vocalbench.systems]\nghost = no_such_module_xyz:factory\nexplodes = exploding_plugin:factory\n\n"
         "[vocalbench.components]\nbad-name = exploding_plugin:factory\n\n"
         "[vocalbench.subsets]\nboom = exploding_plugin\n", encoding="utf-8")
+    (site / "extra_subsets.py").write_text(
+        "from vocalbench.catalog import SubsetSpec, declare\n"
+        "declare(SubsetSpec('recall_extra', {'en': 12}, 'accuracy', 'a subset from a plug-in', "
+        "lambda subset, lang, protocol: None, order=190))\n", encoding="utf-8")
+    good = site / "good_subsets-0.2.dist-info"
+    good.mkdir()
+    (good / "METADATA").write_text("Metadata-Version: 2.1\nName: good-subsets\nVersion: 0.2\n", encoding="utf-8")
+    (good / "entry_points.txt").write_text("[vocalbench.subsets]\nrecall = extra_subsets\n", encoding="utf-8")
     return str(site)
 

@@ -86,7 +86,9 @@ def test_broken_plugins_are_named_in_one_line_and_break_nothing_else(echo_site: 
 
     subsets = cli(["list", "subsets", "--json"], env)  # the subset plug-in raises on import: one warning line
     assert subsets.returncode == 0
-    assert any(json.loads(line)["subset"] == "knowledge" for line in subsets.stdout.splitlines())
+    listed = {row["subset"]: row for row in map(json.loads, subsets.stdout.splitlines())}
+    assert listed["knowledge"]["package"] == "vocalbench"
+    assert listed["recall_extra"]["package"] == "good-subsets" and listed["recall_extra"]["items"] == 12
     warned = [line for line in subsets.stderr.splitlines() if "boom" in line]
     assert len(warned) == 1 and "'broken-plugin'" in warned[0] and "RuntimeError: plug-in bug" in warned[0]
 
