@@ -6,6 +6,7 @@ of its language and protocol, per dimension (the published side has no interval,
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from vocalbench.errors import CliError
@@ -91,16 +92,21 @@ def compare_published(args: argparse.Namespace) -> int:
         runs = load_runs([args.run_a], with_store=False)
     except RunFolderError as exc:
         raise CliError(str(exc)) from exc
-    results = []
+    results, absent = [], []
     for r in runs:
         try:
             table, row = published.find(args.published, r.lang, r.protocol or "v2")
-        except ValueError as exc:
-            raise CliError(str(exc)) from None
+        except ValueError as exc:  # e.g. a system on the English leaderboard only: its zh run is skipped
+            absent.append(str(exc))
+            continue
         res = published.compare_published(r.summary, r.label, table, row)
         results.append(res)
         if not args.quiet:
             published.print_published(res)
+    if not results:
+        raise CliError(absent[0])
+    for line in absent:
+        print(f"skipped: {line}", file=sys.stderr)
     if args.out:
         body = results[0] if len(results) == 1 else {"comparisons": results}
         Path(args.out).parent.mkdir(parents=True, exist_ok=True)
