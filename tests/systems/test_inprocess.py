@@ -9,13 +9,23 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import numpy as np
-from conftest import make_samples
 
+from vocalbench.audio import write
 from vocalbench.concurrency import limiter
+from vocalbench.records import AudioRef, Sample, Turn
 from vocalbench.systems.base import Waiting, collect
 from vocalbench.systems.inprocess import CallableSystem
 
 SR = 16000
+
+
+def make_samples(tmp: Path, n: int, subset: str = "single_round", history: int = 0) -> list[Sample]:
+    """``n`` samples sharing one real 0.8 s query wav, with ``history`` alternating text turns."""
+    t = np.arange(int(0.8 * SR)) / SR
+    wav = write(tmp / "query.wav", (0.2 * np.sin(2 * np.pi * 330.0 * t) * np.hanning(t.size)).astype(np.float32), SR)
+    turns = [Turn(role="user" if i % 2 == 0 else "assistant", text=f"turn {i}") for i in range(history)]
+    return [Sample(id=f"{subset}-{i:03d}", subset=subset, lang="en", index=i, question=f"question {i}",
+                   audio=AudioRef(path=str(wav)), history=turns) for i in range(n)]
 
 
 def test_a_generator_streams_text_and_audio_and_sees_the_query(tmp_path: Path) -> None:
