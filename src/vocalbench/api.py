@@ -90,7 +90,7 @@ def _arguments(command: str, positional: list[str], **given: Any) -> argparse.Na
     parser = argparse.ArgumentParser(prog=f"vocalbench {command}", add_help=False)
     importlib.import_module(f"vocalbench.commands.{COMMANDS[command][0]}").add_arguments(parser)
     args = parser.parse_args(positional)
-    unknown = sorted(k for k in given if not hasattr(args, k) or k in {"run", "what"})
+    unknown = sorted(k for k in given if not hasattr(args, k) or k == "run")
     if unknown:
         known = ", ".join(sorted(k for k in vars(args) if k != "run"))
         raise TypeError(f"{command}: unknown option(s) {', '.join(unknown)} (options: {known})")

@@ -112,13 +112,6 @@ def plugins() -> dict[tuple[str, str], Entry]:
         return _PLUGINS
 
 
-def rescan() -> None:
-    """Forget the plug-ins read so far (after installing a package in this process)."""
-    global _PLUGINS
-    with _SCAN:
-        _PLUGINS = None
-
-
 def _scan() -> dict[tuple[str, str], Entry]:
     found: dict[tuple[str, str], Entry] = {}
     for group, group_kind in GROUPS.items():
@@ -165,12 +158,10 @@ def get(kind: str, name: str) -> Entry:
     raise KeyError(f"unknown {kind} '{name}' (known: {known}; or module:attribute)")
 
 
-def entries(kind: str | None = None, with_plugins: bool = True) -> list[Entry]:
+def entries(kind: str | None = None) -> list[Entry]:
     """Built-in entries, then the plug-ins (a plug-in that a built-in shadows is listed with that problem)."""
     rows = [e for (k, _), e in sorted(_REGISTRY.items()) if kind is None or k == kind]
-    if with_plugins:
-        rows += [e for (k, _), e in sorted(plugins().items()) if kind is None or k == kind]
-    return rows
+    return rows + [e for (k, _), e in sorted(plugins().items()) if kind is None or k == kind]
 
 
 def direct(kind: str, spec: str) -> tuple[Entry, str] | None:
