@@ -32,6 +32,7 @@ LAYERS: list[set[str]] = [
     {"report"},
     {"registry", "commands"},
     {"cli"},
+    {"api"},  # the Python API: evaluate/score/load_summary run the commands' own code
     {"vocalbench"},  # the package facade (__init__: __version__, overall_score)
 ]
 LEVEL = {name: i for i, names in enumerate(LAYERS) for name in names}

@@ -42,3 +42,29 @@ def test_no_judge_takes_no_fit_and_states_are_typed() -> None:
     assert JudgeState(spec, "m+cal-1@h").key == "m+cal-1@h"
     assert JudgeState(spec, unavailable="no server").key == "unavailable:openai:m@http://h/v1"
     assert JudgeState(JudgeSpec("none")).key == "none"
+
+
+def test_a_judge_plugin_named_as_module_attr_is_built_by_the_factory(tmp_path: object,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--judge module:attr``: a plug-in judge factory, called with the options every judge gets."""
+    from pathlib import Path
+
+    from vocalbench.components import clear
+    from vocalbench.judge.factory import build_judge
+
+    folder = Path(str(tmp_path))
+    (folder / "my_judges.py").write_text(
+        "class Strict:\n"
+        "    def __init__(self, **opts):\n"
+        "        self.id, self.opts = 'strict@mine', opts\n"
+        "def factory(**opts):\n"
+        "    return Strict(**opts)\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(folder))
+    spec = JudgeSpec.parse("my_judges:factory")
+    assert (spec.kind, spec.text, spec.paper) == ("plugin", "my_judges:factory", False)
+    assert JudgeSpec.parse(spec.text) == spec
+    try:
+        judge = build_judge(spec, concurrency=3)
+        assert judge.id == "strict@mine" and judge.opts == {"concurrency": 3, "lazy": False}  # type: ignore[attr-defined]
+    finally:
+        clear()

@@ -166,3 +166,22 @@ def test_viewer_ab_pair_and_disagreements(page: Any, report: Path) -> None:
     assert chart.count() == 1 and chart.first.evaluate("i => i.complete && i.naturalWidth > 0")
     page.screenshot(path=str(SCREENSHOTS / "vocalbench_quality_latency.png"), full_page=True)
     assert not page.js_errors
+
+
+def test_published_rows_and_the_dimension_plot(page: Any, two_runs: tuple[Path, Path],
+                                               tmp_path_factory: pytest.TempPathFactory) -> None:
+    """One run among the published leaderboard: its row marked (‡: not comparable), the plot drawn."""
+    out = tmp_path_factory.mktemp("published") / "report"
+    write_report([two_runs[0]], out)
+    page.goto((out / "leaderboard.html").as_uri())
+    block = page.locator("#published-en")
+    assert block.is_visible()
+    rows = block.locator("table.published tbody tr")
+    assert rows.count() == 26
+    mine = block.locator("tr.mine")
+    assert mine.count() == 1 and "scripted:alpha" in mine.inner_text() and "‡" in mine.inner_text()
+    assert "VocalNet2-8B" in block.inner_text() and "no interval" in block.inner_text()
+    plot = block.locator("figure.published-plot img")
+    assert plot.evaluate("i => i.complete && i.naturalWidth > 0")
+    block.screenshot(path=str(SCREENSHOTS / "vocalbench_published.png"))
+    assert not page.js_errors

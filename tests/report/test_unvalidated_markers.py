@@ -35,14 +35,16 @@ def test_markers_in_markdown_console_and_html(run_factory: Any, tmp_path: Path) 
         if line.startswith("| "):
             rows.setdefault(line.split(" | ")[0].strip("| ").removesuffix(" ‡"), line)
     assert rows["marked-sys"].count(f" {UNVALIDATED}") == 3  # creativity, safety, and the overall's full sum
-    assert f"partial 50.10/80 (61.23/100 {UNVALIDATED})" in rows["marked-sys"]
+    assert f"measured 8 of 10 terms (80 of 100 points); their sum 50.10 of 80 (61.23/100 {UNVALIDATED})" \
+        in rows["marked-sys"]
     assert UNVALIDATED not in rows["plain-sys"] and "**61.234**" in rows["plain-sys"]
     assert "not validated for this rubric family" in md
 
     buf = io.StringIO()
     print_table(load_summaries([marked])[0][1], console=Console(file=buf, width=200))
     text = buf.getvalue()
-    assert "not validated creativity, safety; partial 50.10 of 80 (61.23 of 100 with the unvalidated terms §)" in text
+    assert ("measured 8 of 10 terms (80 of 100 points); their sum 50.10 of 80 (61.23 of 100 with the unvalidated "
+            "terms §); not validated creativity, safety") in text
     dims_line = next(line for line in text.splitlines() if line.startswith("dimensions:"))
     assert f"Creativity {json.loads((marked / 'summary.json').read_text())['dimensions']['creativity']:.3f} §" \
         in dims_line

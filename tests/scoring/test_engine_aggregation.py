@@ -109,11 +109,12 @@ def test_markdown_leaderboard_en_and_zh(tmp_path: Path, capsys: pytest.CaptureFi
     line_a = next(l for l in text.splitlines() if l.startswith("| sys-A"))
     assert "**76.634**" in line_a and "72.10 [71.10, 73.10]" in line_a
     line_b = next(l for l in text.splitlines() if l.startswith("| sys-B"))
-    assert "partial 71.35/90" in line_b and "| 20.00 † |" in line_b  # incomplete, no CI given
+    assert "measured 9 of 10 terms (90 of 100 points); their sum 71.35 of 90" in line_b  # the measured share first
+    assert "| 20.00 † |" in line_b  # incomplete, no CI given
     assert text.index("| sys-A") < text.index("| sys-B")  # ranked by overall
     assert "| sys-B | emotion | 20.000 | 10 | 9 | 1 | 0 | no |" in text
     with pytest.raises(ValueError, match="no summary.json"):
         write_markdown([tmp_path / "missing"], tmp_path / "x.md")
     print_table(Summary.load(runs[1] / "summary.json"))
     shown = capsys.readouterr().out
-    assert "sys-B" in shown and "partial 71.35 of 90" in shown
+    assert "sys-B" in shown and "measured 9 of 10 terms (90 of 100 points); their sum 71.35 of 90" in shown

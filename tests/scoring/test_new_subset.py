@@ -73,8 +73,8 @@ def test_a_subset_declared_in_one_module_flows_through_every_layer(echo: SubsetS
     assert [s.reference for s in load_samples(str(data), "en")] == ["apple", "pear", "plum"]
     problems = [p.message for p in validate(data, "en", metadata_only=True).problems]
     assert not any("unknown subset" in m for m in problems), problems
-    assert {"lang": "en", "subset": "echo", "items": 3,
-            "scoring": "accuracy: the reply repeats the reference"} in rows("subsets", "en")
+    assert {"lang": "en", "subset": "echo", "items": 3, "scoring": "accuracy: the reply repeats the reference",
+            "package": __name__.split(".")[0]} in rows("subsets", "en")  # the module that declared it
 
     outputs = tmp_path / "outputs.jsonl"
     outputs.write_text("\n".join(json.dumps({"subset": "echo", "id": f"echo-{i}", "text": t}) for i, t in

@@ -1,9 +1,12 @@
 """``vocalbench compare RUN_A RUN_B``: paired bootstrap per subset, dimension and overall; for two
-repeat groups (``run --repeats``), the difference of their means with both groups' intervals."""
+repeat groups (``run --repeats``), the difference of their means with both groups' intervals.
+``vocalbench compare RUN --published NAME``: the run beside one system of the published leaderboard
+of its language and protocol, per dimension (the published side has no interval, and says so)."""
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from vocalbench.errors import CliError
@@ -12,7 +15,9 @@ from vocalbench.files import write_json
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("run_a", metavar="RUN_A", help="run folder A (language run or parent of en/ zh/)")
-    parser.add_argument("run_b", metavar="RUN_B", help="run folder B; differences are A - B")
+    parser.add_argument("run_b", metavar="RUN_B", nargs="?", help="run folder B; differences are A - B")
+    parser.add_argument("--published", metavar="NAME",
+                        help="instead of RUN_B: a system of the published leaderboard (e.g. 'VocalNet2-8B')")
     parser.add_argument("--out", metavar="FILE", help="also write the comparison as JSON")
     parser.add_argument("--n-boot", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
     parser.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
@@ -26,6 +31,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.n_boot < 1:
         raise CliError("--n-boot must be at least 1")
+    if (args.run_b is None) == (args.published is None):
+        raise CliError("give RUN_B or --published NAME (one of them)")
+    if args.published is not None:
+        return compare_published(args)
     if compare_groups(args):
         return 0
     try:
@@ -71,3 +80,35 @@ def compare_groups(args: argparse.Namespace) -> bool:
         write_json(args.out, body)
     return True
 
+
+
+def compare_published(args: argparse.Namespace) -> int:
+    """RUN_A's language runs each beside the published row ``--published NAME`` of their language."""
+    from vocalbench.report import published
+    from vocalbench.report.runs import load_runs
+    from vocalbench.runner.folder import RunFolderError
+
+    try:
+        runs = load_runs([args.run_a], with_store=False)
+    except RunFolderError as exc:
+        raise CliError(str(exc)) from exc
+    results, absent = [], []
+    for r in runs:
+        try:
+            table, row = published.find(args.published, r.lang, r.protocol or "v2")
+        except ValueError as exc:  # e.g. a system on the English leaderboard only: its zh run is skipped
+            absent.append(str(exc))
+            continue
+        res = published.compare_published(r.summary, r.label, table, row)
+        results.append(res)
+        if not args.quiet:
+            published.print_published(res)
+    if not results:
+        raise CliError(absent[0])
+    for line in absent:
+        print(f"skipped: {line}", file=sys.stderr)
+    if args.out:
+        body = results[0] if len(results) == 1 else {"comparisons": results}
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        write_json(args.out, body)
+    return 0

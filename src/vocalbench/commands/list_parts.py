@@ -1,11 +1,16 @@
-"""``vocalbench list systems|subsets|components``: what is registered and whether it is installed."""
+"""``vocalbench list systems|subsets|components``: what is registered, the package it comes from
+(``vocalbench`` or a plug-in's) and whether it is installed; a broken plug-in is one row saying why."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from vocalbench.catalog import SubsetSpec
 
 KINDS = ("systems", "subsets", "components")
-COMPONENT_KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm")
+COMPONENT_KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm", "component")  # component: a misnamed plug-in
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -27,14 +32,26 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
                 continue
             for spec in catalog.specs(lg):
                 out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
-                            "scoring": f"{spec.metric}: {spec.description}"})
+                            "scoring": f"{spec.metric}: {spec.description}", "package": _package(spec)})
+        out += [{"lang": "", "subset": e.name, "items": None, "scoring": "", "package": e.package,
+                 "problem": e.problem} for e in registry.entries("subset") if e.plugin and e.problem]
         return out
     kinds = ("system",) if what == "systems" else COMPONENT_KINDS
     for kind in kinds:
         for e in registry.entries(kind):
-            out.append({"kind": e.kind, "name": e.name, "installed": e.installed(), "extra": e.extra,
-                        "missing": e.missing(), "summary": e.summary})
+            out.append({"kind": e.kind, "name": e.name, "package": e.package, "installed": e.installed(),
+                        "extra": e.extra, "missing": e.missing(), "problem": e.problem, "summary": e.summary})
     return out
+
+
+def _package(spec: SubsetSpec) -> str:
+    """Where a subset comes from: its plug-in's package, else the top module that declared it."""
+    from vocalbench import parts
+
+    try:
+        return parts.get("subset", spec.name).package
+    except KeyError:
+        return str(getattr(spec.scorer, "__module__", parts.BUILTIN)).split(".")[0]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,18 +68,25 @@ def run(args: argparse.Namespace) -> int:
         return 0
     table = Table(title=args.what)
     if args.what == "subsets":
-        for col in ("lang", "subset", "items", "scoring"):
+        for col in ("lang", "subset", "items", "package", "scoring"):
             table.add_column(col)
         for r in data:
+            scoring = f"[red]broken:[/red] {escape(str(r['problem']))}" if r.get("problem") else escape(str(r["scoring"]))
             table.add_row(str(r["lang"]), str(r["subset"]), "–" if r["items"] is None else str(r["items"]),
-                          escape(str(r["scoring"])))
+                          escape(str(r["package"])), scoring)
     else:
-        for col in ("kind", "name", "installed", "extra", "summary"):
+        for col in ("kind", "name", "package", "installed", "extra", "summary"):
             table.add_column(col)
         for r in data:
-            inst = "yes" if r["installed"] else "[red]no[/red] (missing " + ", ".join(r["missing"]) + ")"  # type: ignore[arg-type]
-            table.add_row(str(r["kind"]), str(r["name"]), inst,
-                          escape(f"pip install 'vocalbench[{r['extra']}]'") if r["extra"] else "core",
+            if r["problem"]:
+                inst = f"[red]broken[/red]: {escape(str(r['problem']))}"
+            elif r["installed"]:
+                inst = "yes"
+            else:
+                inst = "[red]no[/red] (missing " + ", ".join(r["missing"]) + ")"  # type: ignore[arg-type]
+            table.add_row(str(r["kind"]), str(r["name"]), escape(str(r["package"])), inst,
+                          escape(f"pip install 'vocalbench[{r['extra']}]'") if r["extra"]
+                          else ("core" if r["package"] == "vocalbench" else "–"),
                           escape(str(r["summary"])))
     Console(width=160).print(table)
     return 0

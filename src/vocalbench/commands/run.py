@@ -6,10 +6,15 @@ from __future__ import annotations
 import argparse
 import sys
 from contextlib import ExitStack
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from vocalbench.commands import dry_run
 from vocalbench.commands import generate as gen
+
+if TYPE_CHECKING:
+    from vocalbench.scoring.summary import Summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,33 +26,51 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Per language: generate (resumable), score what is missing, print the table; then the report.
-    Each run folder is held from its generation to the report: one store handle per run."""
+    """``vocalbench run``: :func:`execute`, printing each language's table."""
     from vocalbench.commands import duplex
+
+    if duplex.wanted(args):
+        return duplex.run(args)
+    return execute(args, show=True).status
+
+
+@dataclass
+class Outcome:
+    """What :func:`execute` did: the exit status and each scored run folder's summary."""
+
+    status: int = 0
+    summaries: dict[Path, Summary] = field(default_factory=dict)
+
+
+def execute(args: argparse.Namespace, *, show: bool) -> Outcome:
+    """Per language: generate (resumable), score what is missing (printing the table when ``show``);
+    then the report. Each run folder is held from its generation to the report: one store handle per
+    run. The command line and :func:`vocalbench.evaluate` both run this."""
     from vocalbench.report.leaderboard import print_table, write_markdown
     from vocalbench.report.repeats import write_repeats
     from vocalbench.report.site import write_report
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
-    if duplex.wanted(args):
-        return duplex.run(args)
     jobs = gen.jobs_from_args(args)
+    outcome = Outcome()
     if args.dry_run:
         for job in jobs:
             with RunFolder(job.run_dir, write=False) as folder:  # a dry run writes nothing: no lock
                 dry_run.show(job.cfg, args=args, label=job.cfg.lang, folder=folder, samples=gen.samples_of(job, folder))
-        return 0
-    status = 0
+        return outcome
     with ExitStack() as held:
         scored: dict[Path, RunFolder] = {}
         for job in jobs:
             folder = held.enter_context(RunFolder(job.run_dir))
             code = gen.generate_job(job, args, folder)
-            status = max(status, code)
+            outcome.status = max(outcome.status, code)
             if code == gen.STOPPED:
                 continue  # stopped past the error threshold: finished replies are kept, nothing is scored
-            print_table(score_run_sync(folder, job.cfg, progress=not job.cfg.quiet))
+            summary = score_run_sync(folder, job.cfg, progress=not job.cfg.quiet)
+            if show:
+                print_table(summary)
+            outcome.summaries[job.run_dir] = summary
             scored[job.run_dir] = folder
         for group in dict.fromkeys(j.group for j in jobs if j.group is not None and j.run_dir in scored):
             path = write_repeats(group, held=scored)
@@ -58,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
             for w in report.warnings:
                 print(f"warning: {w}", file=sys.stderr)
             print(f"leaderboard: {path}\nreport: {jobs[0].root / 'report' / 'leaderboard.html'}", file=sys.stderr)
-    return status
+    return outcome
 
 
 def repeats_line(path: Path) -> str:

@@ -10,10 +10,13 @@ make and changes nothing (not even ``config.json``).
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.commands import dry_run
 from vocalbench.commands.lists import add_subsets
+
+if TYPE_CHECKING:
+    from vocalbench.scoring.summary import Summary
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -65,6 +68,18 @@ def check_local(args: argparse.Namespace) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """``vocalbench score``: :func:`execute`, then the table."""
+    summary = execute(args)
+    if summary is not None and not args.quiet:
+        from vocalbench.report.leaderboard import print_table
+
+        print_table(summary)
+    return 0
+
+
+def execute(args: argparse.Namespace) -> Summary | None:
+    """Score the run folder of ``args`` (None for a dry run): the command line and
+    :func:`vocalbench.score` both run this."""
     from pydantic import ValidationError
 
     from vocalbench.commands.generate import fit_path
@@ -99,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
         subsets = args.subsets
         if args.dry_run:
             dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
-            return 0
+            return None
         try:
             if args.executor == "ray":
                 from vocalbench.scoring.ray_pools import score_on_ray
@@ -110,8 +125,4 @@ def run(args: argparse.Namespace) -> int:
                 summary = score_run_sync(folder, cfg, subsets=subsets, progress=not args.quiet)
         except ValueError as exc:
             raise CliError(str(exc)) from exc
-    if not args.quiet:
-        from vocalbench.report.leaderboard import print_table
-
-        print_table(summary)
-    return 0
+    return summary

@@ -1,7 +1,8 @@
 """Components layer: ASR, TTS, MOS, emotion classifier, judge, chat LLM and sentence encoder, resolved from SPECs.
 
 ``resolve(kind, spec, **opts)`` turns a SPEC (``offline``/``local``, ``paper[:PATH]``,
-``openai:MODEL[@BASE_URL]``, ``none``, or a registered name such as ``dnsmos``; ASR SPECs may end
+``openai:MODEL[@BASE_URL]``, ``none``, a registered name such as ``dnsmos`` or a plug-in's (a
+``vocalbench.components`` entry point), or ``module:attr`` naming a factory; ASR SPECs may end
 with the ``:official`` decoding preset) into one instance, memoised per (kind, spec, opts) so each model loads once per process. Everything
 heavy is imported lazily through the registry's "module:attribute" targets.
 ``resolve_evaluator`` is how every caller (scoring, the dry run, judge-check, the component
@@ -144,9 +145,12 @@ def resolve(kind: str, spec: str, **opts: object) -> Any:
             try:
                 factory = parts.get(kind, name).load()
             except KeyError:
-                known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none",
-                                   *(e.name for e in parts.entries(kind))])
-                raise ValueError(f"unknown {kind} SPEC '{spec}' (use one of: {known})") from None
+                named = parts.direct(kind, spec)  # a plug-in factory named as module:attr
+                if named is None:
+                    known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none", "module:attr",
+                                       *(e.name for e in parts.entries(kind))])
+                    raise ValueError(f"unknown {kind} SPEC '{spec}' (use one of: {known})") from None
+                factory, args = named[0].load(), []
             if kind == "llm" and name == "openai":
                 opts = {"key_env": ("VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY"), **opts}
             try:

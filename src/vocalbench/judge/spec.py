@@ -5,7 +5,8 @@ judge pool, judge-check, judge-fit and the summary's provenance).
 SPECs: ``local`` (the embedded calibrated judge; the older ``local:FIT`` is ``local`` with a fit),
 ``gguf:PATH`` (any GGUF model, or a packaged one by name, on the embedded llama.cpp server),
 ``local-json`` (the local model writing JSON verdicts), ``openai:MODEL[@BASE_URL]``, ``paper`` (the
-paper's judge) and ``none`` (``off``): no judge.
+paper's judge), ``none`` (``off``): no judge, and plug-ins (``plugin``): the name of a
+``vocalbench.judges`` entry point or ``module:attr`` naming a judge factory (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -14,13 +15,14 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal, get_args
 
+from vocalbench import parts
 from vocalbench.config import OFF, RunConfig
 
-JudgeKind = Literal["local", "gguf", "local-json", "openai", "paper", "none"]
+JudgeKind = Literal["local", "gguf", "local-json", "openai", "paper", "none", "plugin"]
 KINDS: tuple[str, ...] = get_args(JudgeKind)
 PAPER_MODEL = "qwen-max-2025-01-25"  # Qwen2.5-Max, the paper's judge
 PAPER_BASE_URL = "https://dashscope-intl.aliyuncs.com/compatible-mode/v1"
-SPECS = "local, gguf:PATH, local-json, openai:MODEL[@BASE_URL], paper, none"
+SPECS = "local, gguf:PATH, local-json, openai:MODEL[@BASE_URL], paper, none, a plug-in's NAME, module:attr"
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,8 @@ class JudgeSpec:
             model, _, endpoint = rest.partition("@")
             if model:
                 return cls("openai", model=model, endpoint=endpoint or None, fit=fit)
+        if ("judge", spec) in parts.plugins() or parts.direct("judge", spec) is not None:
+            return cls("plugin", model=spec, fit=fit)
         raise ValueError(f"unknown judge SPEC '{text}' (use one of: {SPECS})")
 
     @classmethod
@@ -67,6 +71,8 @@ class JudgeSpec:
             return f"gguf:{self.model}"
         if self.kind == "openai":
             return f"openai:{self.model}" + (f"@{self.endpoint}" if self.endpoint else "")
+        if self.kind == "plugin":
+            return str(self.model)
         return self.kind
 
     @property

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from vocalbench.files import write_atomic
+from vocalbench.report.published import COMPARABLE_NOTE, NOT_COMPARABLE, standing
 from vocalbench.runner.folder import SUMMARY, RunFolderError
 from vocalbench.scoring.dimensions import DIMENSIONS, dimension_order
 from vocalbench.scoring.summary import Summary
@@ -76,7 +77,7 @@ def overall_cell(summary: Summary) -> str:
     o = summary.overall
     if o.value is not None:
         return f"**{o.value:.3f}**"
-    cell = f"partial {o.partial.value:.2f}/{o.partial.max:.0f}" if o.partial else "–"
+    cell = o.headline()
     if o.with_unvalidated:
         cell += f" ({o.with_unvalidated.value:.2f}/{o.with_unvalidated.max:.0f} {UNVALIDATED})"
     return cell
@@ -109,9 +110,11 @@ def markdown(runs: list[tuple[Path, Summary]]) -> str:
             lines.append("| " + " | ".join(cells) + " |")
         lines += ["", ("Cells: value [95 % bootstrap CI]. † incomplete (unscored items). "
                        "‡ evaluators differ from the paper's profile: not comparable with the published leaderboard. "
-                       "`partial x/max`: the overall's available terms and the most they could add up to."), ""]
+                       "An overall that was not fully measured says how many of its terms and points were, then the "
+                       "sum of those terms."), ""]
         if any(s.meta.unvalidated_dimensions for _, s in group):
             lines += [LEGEND, ""]
+        lines += published_section(ranked)
         lines += ["### Completeness", "", "| System | Subset | Value | n | Scored | Unscored | System errors | Complete |",
                   "|---|---|---|---|---|---|---|---|"]
         for d, s in ranked:
@@ -132,6 +135,38 @@ def markdown(runs: list[tuple[Path, Summary]]) -> str:
                 lines.append(f"  - judged verdicts decided by grader / fitted rule / model: {sources}")
         lines.append("")
     return "\n".join(lines)
+
+
+def published_section(runs: list[tuple[Path, Summary]]) -> list[str]:
+    """Each run ranked among the published rows of its language and protocol (Markdown lines)."""
+    lines: list[str] = []
+    for d, s in runs:
+        st = standing(s, s.system or d.name)
+        if st is None:
+            continue
+        lines += [f"### {md_text(s.system or d.name)} among the published leaderboard", "",
+                  f"Published {s.lang} {st.table.protocol} rows: {md_text(st.table.citation)}. Published values carry "
+                  "no interval.", ""]
+        if st.rank is None:
+            lines += [f"Not ranked: its overall was not fully measured ({s.overall.headline()}).", ""]
+        lines += ["| Rank | System | Group | Overall |", "|---|---|---|---|"]
+        for rank, system, group, overall, mine in st.ranked:
+            name = md_text(system) + (f" {NOT_COMPARABLE}" if mine and not st.comparable else "")
+            cells = [str(rank), f"**{name}**" if mine else name, group, fmt(overall, 3)]
+            lines.append("| " + " | ".join(cells) + " |")
+        lines += ["", COMPARABLE_NOTE if not st.comparable else "The run used the paper's evaluators.", ""]
+    return lines
+
+
+def standing_line(summary: Summary, label: str) -> str | None:
+    """The run's place among the published rows in one console line (None: no published table)."""
+    st = standing(summary, label)
+    if st is None:
+        return None
+    mark = f" {NOT_COMPARABLE} not comparable (evaluators differ from the paper's)" if not st.comparable else ""
+    where = (f"rank {st.rank} of {st.total}" if st.rank is not None
+             else f"not ranked among {st.total} (overall not fully measured)")
+    return f"published {summary.lang} {st.table.protocol} leaderboard ({st.table.date}): {where}{mark}"
 
 
 def verdict_sources(summary: Summary) -> str:
@@ -196,13 +231,15 @@ def print_table(summary: Summary, console: Any = None) -> None:
     if o.value is not None:
         console.print(f"overall ({o.version}): [bold]{o.value:.3f}[/bold]")
     else:
-        part, more = o.partial, o.with_unvalidated
+        more = o.with_unvalidated
         why = [f"missing {', '.join(o.missing)}"] if o.missing else []
         why += [f"not validated {', '.join(o.unvalidated)}"] if o.unvalidated else []
-        console.print(f"overall ({o.version}): not available; {'; '.join(why)}"
-                      + (f"; partial {part.value:.2f} of {part.max:.0f}" if part else "")
-                      + (f" ({more.value:.2f} of {more.max:.0f} with the unvalidated terms {UNVALIDATED})" if more else ""),
-                      markup=False, highlight=False)
+        console.print(f"overall ({o.version}): not available, {o.headline()}"
+                      + (f" ({more.value:.2f} of {more.max:.0f} with the unvalidated terms {UNVALIDATED})" if more else "")
+                      + (f"; {'; '.join(why)}" if why else ""), markup=False, highlight=False, soft_wrap=True)
+    line = standing_line(summary, summary.system)
+    if line is not None:
+        console.print(line, markup=False, highlight=False, soft_wrap=True)
     if doubtful:
         console.print(LEGEND, style="dim", markup=False, highlight=False, soft_wrap=True)
     if not summary.provenance.leaderboard_comparable:

@@ -23,6 +23,7 @@ import numpy as np
 
 from vocalbench import catalog
 from vocalbench.files import write_atomic
+from vocalbench.report.published import PublishedTable
 from vocalbench.report.runs import RunData
 from vocalbench.scoring import graph
 from vocalbench.scoring.dimensions import DIMENSIONS
@@ -301,4 +302,56 @@ def category_chart(runs: list[RunData], subset: str, path: Path, title: str) -> 
     ax.legend(fontsize=8, frameon=False, loc="lower right")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
+    return _save(fig, path)
+
+
+def published_chart(runs: list[RunData], table: PublishedTable, path: Path, title: str) -> Path | None:
+    """Each dimension of ``runs`` against the published range: one row per dimension the table and a
+    run share, the published systems as grey dots over their lowest-highest span (ends labelled),
+    each run as a coloured marker; right is better (lower-is-better dimensions are flipped)."""
+    dims = [d for d in DIMENSIONS if table.dimension_range(d) is not None
+            and any(r.summary.dimensions.get(d) is not None for r in runs)]
+    if not dims:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(7.2, 0.42 * len(dims) + 1.3))
+    colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    for y, d in enumerate(reversed(dims)):
+        found = table.dimension_range(d)
+        assert found is not None
+        lo, hi, published = found
+        mine = [float(v) for r in runs if (v := r.summary.dimensions.get(d)) is not None]
+        left, right = min([lo, *mine]), max([hi, *mine])
+        span = (right - left) or 1.0
+        flip = DIMENSIONS[d].lower_is_better
+
+        def x(v: float, left: float = left, span: float = span, flip: bool = flip) -> float:
+            pos = (v - left) / span
+            return 1.0 - pos if flip else pos
+
+        ax.plot([x(lo), x(hi)], [y, y], color="#bbbbbb", linewidth=5, solid_capstyle="round", zorder=1)
+        ax.scatter([x(v) for v in published], [y] * len(published), s=10, color="#777777", zorder=2)
+        digits = DIMENSIONS[d].digits
+        for end, v in ((min(x(lo), x(hi)), lo if not flip else hi), (max(x(lo), x(hi)), hi if not flip else lo)):
+            ax.annotate(f"{v:.{digits}f}", (end, y), xytext=(0, 7), textcoords="offset points", ha="center",
+                        fontsize=7, color="#555555")
+        for i, r in enumerate(runs):
+            v = r.summary.dimensions.get(d)
+            if v is not None:
+                ax.scatter([x(float(v))], [y], s=46, marker="D", color=colours[i % len(colours)], zorder=3,
+                           label=r.label)
+    ax.set_yticks(range(len(dims)))
+    ax.set_yticklabels([DIMENSIONS[d].label + (" (lower is better)" if DIMENSIONS[d].lower_is_better else "")
+                        for d in reversed(dims)])
+    ax.set_xticks([0, 1])
+    ax.set_xticklabels(["worse", "better"])
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_ylim(-0.7, len(dims) - 0.3)
+    ax.set_title(title)
+    handles, labels = ax.get_legend_handles_labels()
+    seen = dict(zip(labels, handles))
+    ax.legend(seen.values(), seen.keys(), loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, fontsize=8,
+              frameon=False)
+    ax.set_xlabel(f"grey: the {len(table.rows)} published {table.lang} {table.protocol} systems ({table.date}), "
+                  "lowest and highest labelled", fontsize=7, color="#555555")
     return _save(fig, path)

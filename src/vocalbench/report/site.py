@@ -29,13 +29,16 @@ from vocalbench import catalog
 from vocalbench.errors import InputError
 from vocalbench.files import inside, write_atomic, written_folder
 from vocalbench.records import EMOTIONS_5
+from vocalbench.report import published
 from vocalbench.report.plots import (
     category_chart,
     latency_chart,
+    published_chart,
     quality_latency_chart,
     radar_chart,
     robustness_chart,
 )
+from vocalbench.report.published import PublishedTable
 from vocalbench.report.repeats import load_repeats
 from vocalbench.report.runs import RunData, load_runs
 from vocalbench.runner.folder import RunFolder, runs_holding
@@ -101,10 +104,13 @@ def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
             })
         partial = ov.partial or None
         value = ov.value
+        o_sub = ""
         if value is not None:
             o_text, o_sort = f"{float(value):.3f}", repr(float(value))
-        elif partial:
-            o_text, o_sort = f"{float(partial.value):.1f} of {float(partial.max):.0f}", ""
+        elif partial:  # how much was measured first, the partial sum after it (never a lone "24.7 of 25")
+            k, n, points, total = ov.measured()
+            o_text, o_sort = f"{k} of {n} terms measured", ""
+            o_sub = f"{points:g} of {total:g} points; their sum {float(partial.value):.1f} of {points:g}"
         else:
             o_text, o_sort = "—", ""
         oci = r.summary.overall_ci() if value is not None else None
@@ -114,7 +120,8 @@ def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
             "label": r.label, "system": r.system, "path": str(r.path),
             "comparable": prov.leaderboard_comparable,
             "provenance": ", ".join(f"{k}: {v}" for k in ("asr", "mos", "emotion", "judge") if (v := getattr(prov, k))),
-            "overall_text": o_text, "overall_sort": o_sort, "partial": value is None and bool(partial),
+            "overall_text": o_text, "overall_sub": o_sub, "overall_sort": o_sort,
+            "partial": value is None and bool(partial),
             "overall_ci": None if oci is None else f"[{oci[0]:.2f}, {oci[1]:.2f}]",
             "overall_missing": list(ov.missing),
             "overall_unvalidated": list(ov.unvalidated),
@@ -377,6 +384,26 @@ def write_report(paths: Sequence[str | Path | RunFolder], out_dir: str | Path) -
         return _write_report(load_runs(paths), out)
 
 
+def published_table(lang: str, runs: list[RunData]) -> PublishedTable | None:
+    """The published table of the runs' language and protocol (the first run's protocol)."""
+    return published.table(lang, runs[0].protocol or "v2") if runs else None
+
+
+def published_rows(runs: list[RunData]) -> list[dict[str, Any]]:
+    """Per run: its rank among the published rows of its language and protocol, and those rows."""
+    out = []
+    for r in runs:
+        st = published.standing(r.summary, r.label)
+        if st is None:
+            continue
+        out.append({"label": r.label, "citation": st.table.citation, "rank": st.rank, "total": st.total,
+                    "comparable": st.comparable, "headline": r.summary.overall.headline(),
+                    "rows": [{"rank": k, "system": name, "group": group,
+                              "overall": f"{v:.3f}", "mine": mine}
+                             for k, name, group, v, mine in st.ranked]})
+    return out
+
+
 def _write_report(runs: list[RunData], out: Path) -> ReportResult:
     if out.exists() and not out.is_dir():
         raise InputError(f"--out {out}: exists and is not a folder")
@@ -418,8 +445,19 @@ def _write_site(runs: list[RunData], out: Path) -> ReportResult:
             if p is not None:
                 plots.append({"title": f"{subset} by category", "src": f"plots/{p.name}"})
                 res.files.append(p)
+        published = published_rows(lruns)
+        table, published_plot = published_table(lang, lruns), None
+        if table is not None:
+            p = published_chart(lruns, table, out / "plots" / f"published_{lang}.svg",
+                                f"Dimensions against the published range [{lang}]")
+            if p is None:
+                plot_missing.append("Dimensions against the published range: no dimension in common")
+            else:
+                published_plot = f"plots/{p.name}"
+                res.files.append(p)
         rows = leaderboard_rows(runs, lang)
         sections.append({
+            "published": published, "published_plot": published_plot,
             "lang": lang, "name": LANG_NAME[lang],
             "columns": [{"dim": d, "label": label(d), "lower": dimensions.DIMENSIONS[d].lower_is_better
                          if d in dimensions.DIMENSIONS else False} for d in dimensions.shown(lang)],

@@ -33,7 +33,7 @@ from vocalbench.scoring import graph
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import ROWS, subsets_of
 from vocalbench.scoring.dimensions import compute as compute_dimensions
-from vocalbench.scoring.overall import overall_result
+from vocalbench.scoring.overall import TERMS, overall_result
 from vocalbench.scoring.stats import DEFAULT_RESAMPLES
 
 log = logging.getLogger(__name__)
@@ -82,6 +82,26 @@ class Overall(_Part):
     # ``with_unvalidated`` is the sum with them, shown beside it and marked
     unvalidated: list[str] = []
     with_unvalidated: Partial | None = None
+
+    def measured(self) -> tuple[int, int, float, float]:
+        """How much of the overall was measured: (terms measured, terms in all, their points, 100).
+        A missing, incomplete or unvalidated term is not measured."""
+        terms = TERMS.get(self.version or "v2", TERMS["v2"])
+        total = float(sum(t.max for t in terms))
+        if self.value is not None:
+            return len(terms), len(terms), total, total
+        counted = len(terms) - len(self.missing) - len(self.unvalidated)
+        return max(counted, 0), len(terms), float(self.partial.max) if self.partial else 0.0, total
+
+    def headline(self) -> str:
+        """The overall in words that cannot be misread: the value, or first how much was measured and
+        only then the partial sum of what was (``measured 3 of 10 terms (25 of 100 points); their
+        sum 24.70 of 25``)."""
+        if self.value is not None:
+            return f"{float(self.value):.3f}"
+        k, n, pts, total = self.measured()
+        text = f"measured {k} of {n} terms ({pts:g} of {total:g} points)"
+        return text + (f"; their sum {float(self.partial.value):.2f} of {pts:g}" if self.partial else "")
 
     def shown(self) -> tuple[float | None, bool]:
         """(the overall, or else its partial sum; whether it is the partial one)."""

@@ -1,7 +1,9 @@
 """systems layer: adapters that answer a spoken query with text + audio chunks.
 
 SPEC strings (docs/systems.md): ``offline``, ``cascade:asr=…,llm=…,tts=…``,
-``openai-audio:MODEL[@BASE_URL]``, ``realtime:MODEL[@BASE_URL]``, ``http:URL``, ``scripted:FILE``.
+``openai-audio:MODEL[@BASE_URL]``, ``realtime:MODEL[@BASE_URL]``, ``http:URL``, ``scripted:FILE``;
+plug-ins: ``NAME[:ARG]`` of a ``vocalbench.systems`` entry point, or ``module:attr[:ARG]`` naming a
+factory ``(arg, options) -> System`` (docs/extending.md).
 Base URLs and keys come from the SPEC, flags or environment and are never written to disk:
 ``display_spec`` gives the form recorded in config.json.
 """
@@ -61,7 +63,10 @@ def resolve(spec: str, options: SystemOptions | None = None) -> System:
     try:
         entry = parts.get("system", kind)
     except KeyError as exc:
-        raise ValueError(f"unknown system '{spec}': {exc.args[0]}") from None
+        named = parts.direct("system", spec)  # a factory named as module:attr[:ARG]
+        if named is None:
+            raise ValueError(f"unknown system '{spec}': {exc.args[0]}") from None
+        entry, arg = named
     factory = entry.load()
     options = options or SystemOptions.from_env()
     if options.max_reply_tokens is None:  # the system kind's cap
