@@ -10,7 +10,7 @@ if TYPE_CHECKING:
     from vocalbench.catalog import SubsetSpec
 
 KINDS = ("systems", "subsets", "components")
-COMPONENT_KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm", "component")  # component: a misnamed plug-in
+COMPONENT_KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm", "encoder", "component")  # component: a misnamed plug-in
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

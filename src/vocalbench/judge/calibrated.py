@@ -134,28 +134,42 @@ class RuleFit:
     settle: bool = False
     n_dev: int = 0  # labelled dev items it was fitted on (0: the unfitted default)
     grader: str = ""  # id@version of the grader whose features it weighs
+    # the gate: P(the reply answers nothing: another question's reply, the question echoed, a
+    # drift) = sigmoid(gate_bias + sum gate[name] f[name]); such a reply gets ``gate_value``
+    # (scale: the expected value mixes it in; binary: a gated reply is never "yes")
+    gate: Mapping[str, float] = field(default_factory=dict)
+    gate_bias: float = 0.0
+    gate_value: float = 1.0
 
     def score(self, feats: Mapping[str, float]) -> float:
         return self.bias + sum(w * feats.get(name, 0.0) for name, w in self.weights.items())
 
+    def answers_nothing(self, feats: Mapping[str, float]) -> float:
+        """The gate's probability that the reply answers nothing (0 without a gate)."""
+        if not self.gate:
+            return 0.0
+        z = self.gate_bias + sum(w * feats.get(name, 0.0) for name, w in self.gate.items())
+        return 1.0 / (1.0 + math.exp(-max(-60.0, min(60.0, z))))
+
     def uses_grader(self, evidence: Evidence | None) -> bool:
         """Whether the grader's evidence enters this rule's verdicts (settled ones, or weighed features)."""
         return evidence is not None and (
-            self.settle or any(w != 0.0 and not is_model_feature(n) for n, w in self.weights.items()))
+            self.settle or any(w != 0.0 and not is_model_feature(n) for n, w in {**self.weights, **self.gate}.items()))
 
     @property
     def needs_model(self) -> bool:
-        return any(w != 0.0 and is_model_feature(name) for name, w in self.weights.items())
+        return any(w != 0.0 and is_model_feature(name) for name, w in {**self.weights, **self.gate}.items())
 
     def checks_used(self, n_checks: int) -> list[int]:
         """Indices of the checks with a weight (the others need not be asked)."""
         return [i for i in range(n_checks) if self.weights.get(f"check{i + 1}", 0.0) != 0.0]
 
     def apply(self, feats: Mapping[str, float], lo: int = 1, hi: int = 5) -> float:
-        z = self.score(feats)
+        z, gated = self.score(feats), self.answers_nothing(feats)
         if self.kind == "binary":
-            return 1.0 if z >= self.threshold else 0.0
-        return round(min(float(hi), max(float(lo), z)), 4)
+            return self.gate_value if gated >= 0.5 else (1.0 if z >= self.threshold else 0.0)
+        quality = min(float(hi), max(float(lo), z))
+        return round(gated * self.gate_value + (1.0 - gated) * quality, 4)
 
     def decide(self, raw: dict[str, Any] | None, evidence: Evidence | None, lo: int = 1, hi: int = 5) -> float:
         """The verdict: the grader's settled one where this rule takes it, else the rule's value."""

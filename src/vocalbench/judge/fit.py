@@ -64,6 +64,7 @@ class DevItem:
     raw: dict[str, object] | None  # the model's answers (None: not asked)
     evidence: Evidence | None
     cluster: str  # the question (folds never split one)
+    designed: str = ""  # a designed reply's transformation (fit.designed), "" for a labelled one
 
 
 def fit_threshold(scores: Sequence[float], labels: Sequence[float]) -> float:
@@ -206,9 +207,45 @@ def settles(items: Sequence[DevItem]) -> tuple[bool, int, float | None]:
     return ok, len(settled), round(agree, 4)
 
 
+# designed replies that answer nothing: the gate learns them apart from every other reply
+GATED = ("off_topic", "echo", "drift")
+
+
+def fit_gate(kind: str, items: Sequence[DevItem]) -> tuple[dict[str, float], float, dict[str, object]]:
+    """(weights, bias, record) of the gate: a logistic regression of "answers nothing" (the designed
+    off-topic, echoed and drifting replies) against every other reply, on the grader's and the
+    semantic features (never the model's: it was not asked about designed replies). Signs are
+    those of a verdict turned around: a feature that speaks for a reply may only lower the
+    gate, one that speaks against it only raise it."""
+    rows = [features(None, it.evidence) for it in items]
+    names = sorted({n for r in rows for n in r if not is_model_feature(n) and n != GRADER_PREFIX + "settled"})
+    y = [1.0 if it.designed in GATED else 0.0 for it in items]
+    for _ in range(len(names) + 1):
+        x = _matrix(rows, names)
+        w, b = fit_logistic(x, np.asarray(y))
+        weights = dict(zip(names, (float(v) for v in w)))
+        wrong = [n for n, v in weights.items() if (n in AGAINST and v < 0) or (n in FOR and v > 0)]
+        if not wrong:
+            break
+        names = [n for n in names if n not in wrong]
+    p = 1.0 / (1.0 + np.exp(-np.clip(_matrix(rows, names) @ np.asarray([weights[n] for n in names]) + b, -60, 60)))
+    hit = [(pi >= 0.5) == bool(yi) for pi, yi in zip(p, y)]
+    record: dict[str, object] = {"gate_items": int(sum(y)), "gate_accuracy": round(float(np.mean(hit)), 4),
+                                 "gate_natural_gated": round(float(np.mean(
+                                     [pi >= 0.5 for pi, it in zip(p, items) if not it.designed])), 4)}
+    return {n: round(v, 6) for n, v in weights.items() if n in names and v != 0.0}, round(b, 6), record
+
+
 def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
-    """The family's rule and a record of how it was chosen (settling, the losses of every set)."""
+    """The family's rule and a record of how it was chosen (settling, the gate, the losses of every
+    set). Designed replies that answer nothing train the gate (safety has none: its criterion
+    labels such replies by what they give); the rule is fitted on every other reply."""
     kind = items[0].kind
+    gate: dict[str, float] = {}
+    gate_bias, gate_record = 0.0, {}
+    if any(it.designed in GATED for it in items) and not items[0].family.startswith("safety_"):
+        gate, gate_bias, gate_record = fit_gate(kind, items)
+        items = [it for it in items if it.designed not in GATED]
     settle, n_settled, agreement = settles(items)
     rest = [it for it in items if not (settle and it.evidence is not None and it.evidence.verdict is not None)]
     grader_id = next((it.evidence.grader for it in items if it.evidence is not None), "")
@@ -220,15 +257,16 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     if len(with_model) < len(rows):  # the model was not asked for every item: grader features only
         names = [n for n in names if not is_model_feature(n)]
     record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,
-                                 "rest_dev": len(rest)}
+                                 "rest_dev": len(rest), **gate_record}
+    gated = {"gate": gate, "gate_bias": gate_bias, "gate_value": 1.0 if kind == "scale" else 0.0}
     if kind == "binary" and rest and len(set(labels)) < 2:
         # the unsettled dev items are all one class: a constant is no rule (it would decide them
         # unread); the model answers them, read as p_yes >= 0.5 (no answers are needed to fit that)
-        rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id)
+        rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id, **gated)
         return rule, {**record, "features": "main (the unsettled dev items are all one class)"}
     if not rest or not names:
         rule = RuleFit(kind, weights={} if settle else {MAIN: 1.0}, settle=settle, n_dev=len(items),  # type: ignore[arg-type]
-                       grader=grader_id)
+                       grader=grader_id, **gated)
         return rule, {**record, "features": "none"}
     scored = [(name, cols, *cross_validated(kind, rows, labels, cols, clusters))
               for name, cols in candidate_sets(names)]
@@ -240,7 +278,7 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     weights, bias, threshold = fit_rule(kind, rows, labels, chosen[1])
     record.update(features=chosen[0], cv={s[0]: {"loss": round(s[2], 4), "se": round(s[3], 4)} for s in scored})
     rule = RuleFit(kind, weights={n: w for n, w in weights.items() if w != 0.0}, bias=bias,  # type: ignore[arg-type]
-                   threshold=threshold, settle=settle, n_dev=len(items), grader=grader_id)
+                   threshold=threshold, settle=settle, n_dev=len(items), grader=grader_id, **gated)
     return rule, record
 
 
@@ -276,9 +314,12 @@ def designed(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
       or taken away that the criterion reads);
     - another question's reply, an echo of the question: the scale's lowest value or "no"; for
       safety the label its criterion gives them (the swapped reply's own; an echo per language);
-    - drift (one own sentence, then another question's reply) and parroting (the reference's
-      words around a wrong answer): 2 on a 1-5 scale, "no" for binary;
+    - drift (one own sentence, then another question's reply): 2 on a 1-5 scale, "no" for binary;
     - tone flip: one point below the original.
+
+    Not parroting: the reference's words around a wrong answer differ from a right answer only in
+    whether they agree with the reference, which neither the graders nor the encoder can read (the
+    model checks' job); as training data it would only teach the rule to distrust recall.
 
     A natural labelled set has few such replies, so without them no fit could learn that a fluent
     reply about something else, or the question restated, is not an answer. They keep their
@@ -305,7 +346,7 @@ def designed(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
             label = orig.label
         elif s.kind in ("off_topic", "echo"):
             label = s.expected if s.expected is not None and fam.startswith("safety_") else lo
-        elif s.kind in ("drift", "parroting"):
+        elif s.kind == "drift":
             label = min(orig.label, 2.0) if rubric.kind == "scale" else 0.0
         elif s.kind == "tone_flip":
             label = max(lo, orig.label - 1.0)
@@ -324,7 +365,9 @@ def dev_items(items: Sequence[CalibrationItem], answers: Mapping[str, dict[str, 
 
     extra = designed(items) if augment else []
     return [DevItem(it.family, rubrics.load(it.rubric).kind, it.label, answers.get(it.id),
-                    graders.grade(it.rubric, it.fields, it.meta), f"{it.lang}/{it.qid}") for it in [*items, *extra]]
+                    graders.grade(it.rubric, it.fields, it.meta), f"{it.lang}/{it.qid}",
+                    it.id.split("~", 1)[1].split("@")[0] if it.source == "designed" else "")
+            for it in [*items, *extra]]
 
 
 def settling_families(dev: Sequence[CalibrationItem]) -> set[str]:

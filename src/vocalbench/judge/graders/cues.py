@@ -388,17 +388,20 @@ def _lines(reply: str) -> float:
 
 
 def _form(kind: str, text: str, lang: str) -> float:
-    """How much the reply has the form of its category, 0-1 (0 where the category is unknown)."""
+    """How much the reply has the form of its category, 0-1 (0 where the category is unknown): a
+    poem's short lines, and densities (not counts) of a narrative's first-person past, an argument's
+    stance words, an appreciation's analysis terms."""
     if kind == "poem":
         return round(_lines(text), 4)
+    per = 60.0 if lang == "en" else 120.0  # densities, not counts: a longer piece is no more in form
     if kind == "narrative":
-        return round(min(len(FIRST_PERSON_PAST[lang].findall(text)) / 4.0, 1.0), 4)
+        return round(_per(FIRST_PERSON_PAST[lang], text, lang, per, cap=1.0), 4)
     if kind == "argumentative":
-        return round(min(len(STANCE[lang].findall(text)) / 6.0, 1.0), 4)
+        return round(_per(STANCE[lang], text, lang, per / 3.0, cap=1.0), 4)
     if kind == "descriptive":
         return round(min(sum(bool(p.search(text)) for p in SENSES[lang]) / 4.0, 1.0), 4)
     if kind == "appreciation":
-        return round(min(len(ANALYSIS[lang].findall(text)) / 6.0, 1.0), 4)
+        return round(_per(ANALYSIS[lang], text, lang, per / 3.0, cap=1.0), 4)
     if kind == "role_play":
         return float(bool(VOICE[lang].search(text)) and not THIRD_PERSON_ROLE[lang].search(text))
     if kind == "classical":
@@ -406,7 +409,7 @@ def _form(kind: str, text: str, lang: str) -> float:
     return 0.0
 
 
-@grader("creativity_en", "creativity_zh", version="3")
+@grader("creativity_en", "creativity_zh", version="4")
 def creativity_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """Where the judge sees a reference (the zh appreciation categories), an appreciation's form
     also counts how much of it the reply recalls (doubled, capped at 1). ``topic``: how much of the

@@ -41,7 +41,7 @@ def grade(rubric_id: str, fields: Mapping[str, str], meta: Mapping[str, str] | N
         from vocalbench.judge.graders import semantic as sem
 
         feats.update(sem.features(fields))
-        gid = f"{gid}+{sem.VERSION}"
+        gid = f"{gid}+{sem.version()}"
     return Evidence(gid, found.verdict, feats, found.note)
 
 
@@ -57,7 +57,7 @@ def current(ref: str) -> str | None:
 
     name, _, version = ref.rpartition("@")
     gid = next((gid for gid, _ in _GRADERS.values() if gid.rpartition("@")[0] == name), None)
-    return f"{gid}+{sem.VERSION}" if gid is not None and "+" in version else gid
+    return f"{gid}+{sem.version()}" if gid is not None and "+" in version else gid
 
 
 def found(verdict: float | None = None, note: str = "", **features: float) -> Evidence:

@@ -19,6 +19,7 @@ the fitted rule of each family decides how much each feature weighs (judge/fit.p
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 from functools import cache
@@ -39,13 +40,28 @@ AGAINST = ("sem_echo",)  # features that only ever speak against a reply
 _SENT = {"en": re.compile(r"(?<=[.!?;])\s+|\n+"), "zh": re.compile(r"(?<=[。！？!?；;])|\n+")}
 
 
+ENCODER_ENV = "VOCALBENCH_JUDGE_ENCODER"  # another registered encoder (e5-small) for fits made with it
+
+
+def encoder_spec() -> str:
+    return os.environ.get(ENCODER_ENV, "offline").strip() or "offline"
+
+
+def version() -> str:
+    """The features' version as verdict keys carry it: ``sem1``, or ``sem1:e5-small`` for another encoder."""
+    spec = encoder_spec()
+    return VERSION if spec == "offline" else f"{VERSION}:{spec}"
+
+
 @cache
 def encoder() -> object:
-    """The process's sentence encoder (the offline default), loaded on first use; a missing
-    package is ``ComponentUnavailable("encoder_not_installed")`` (the item is unscored, named)."""
+    """The process's sentence encoder (``VOCALBENCH_JUDGE_ENCODER``, default the offline USE), loaded
+    on first use; a missing package is ``ComponentUnavailable("encoder_not_installed")`` (the item is
+    unscored, named). A fit is only valid with the encoder it was made with: the version in every
+    grader id keeps verdicts of different encoders apart."""
     from vocalbench import components
 
-    return components.resolve_evaluator("encoder", "offline")
+    return components.resolve_evaluator("encoder", encoder_spec())
 
 
 def sentences(text: str, lang: str) -> list[str]:
