@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     Fails (CliError) when every replay failed, naming the reason."""
     from vocalbench.commands.generate import jobs_from_args
     from vocalbench.duplex.run import add_scenarios, failures, limited, replay_all, warm_up
-    from vocalbench.duplex.scenarios import ensure
+    from vocalbench.duplex.scenarios import MANIFEST, ensure, write_manifest
     from vocalbench.errors import CliError
     from vocalbench.runner.folder import RunFolder, generated_records
     from vocalbench.systems import resolve
@@ -102,6 +102,7 @@ def run(args: argparse.Namespace) -> int:
             record["tail_s"] = tail
             folder.save_config(cfg, {**generated_records(system.describe()), "duplex": record})
             add_scenarios(folder.store, scenarios)
+            write_manifest(run_dir / SUBSET / MANIFEST, scenarios)  # RUN/duplex: importable replay folders
             asyncio.run(replay_all(system, scenarios, folder.store, settings, args.chunk_ms, args.repeats, cfg, tail))
             keys = [f"{sc.id}/r{k}" for k in range(1, args.repeats + 1) for sc in scenarios]
             ok, reasons = failures(folder.store, keys)

@@ -28,6 +28,7 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
             for spec in catalog.specs(lg):
                 out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
                             "scoring": f"{spec.metric}: {spec.description}"})
+            out += duplex_rows(lg)
         return out
     kinds = ("system",) if what == "systems" else COMPONENT_KINDS
     for kind in kinds:
@@ -35,6 +36,17 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
             out.append({"kind": e.kind, "name": e.name, "installed": e.installed(), "extra": e.extra,
                         "missing": e.missing(), "summary": e.summary})
     return out
+
+
+def duplex_rows(lang: str) -> list[dict[str, object]]:
+    """The duplex suite's kinds (``--subsets duplex`` runs them all): scenarios in the full set, measures."""
+    from vocalbench.duplex.scenarios import KINDS, read_scripts
+    from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES
+
+    scripts = read_scripts(lang, "full")
+    return [{"lang": lang, "subset": f"duplex/{kind}", "items": sum(s.kind == kind for s in scripts),
+             "scoring": f"{KIND_LABELS[kind]}: " + ", ".join(LABELS[m] for m in (*MEASURES[kind], "ttfa_p50"))}
+            for kind in KINDS]
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,9 +8,10 @@ the first audible sample reacts to any click). Each function returns plain numbe
 measure does not apply to that replay.
 
 - Take-over (:func:`takes_over`): no words -> 0; words spanning >= 1 s (first start to last end)
-  or more than 3 words -> 1; else 0. Mandarin words are counted as jieba segments of the text, not
-  as Whisper's tokens (which are arbitrary runs of characters) nor as characters (a backchannel of
-  two characters repeated, 好的好的, would be a take-over).
+  or more than 3 words -> 1; else 0. Mandarin words are estimated from the characters
+  (:func:`word_count`), not taken from Whisper's tokens (arbitrary runs of characters), nor one per
+  character (好的好的, a backchannel, would be a take-over), nor from a segmenter (jieba splits
+  好的 into two).
 - Pause handling: take-over on the words that start before the user's turn ends.
 - Smooth turn-taking: take-over on all words; latency = start of the first output speech segment -
   end of the user's turn, clamped at 0, where the system took the turn; ``word_latency`` the same
@@ -75,18 +76,19 @@ def bridge(spans: Sequence[Span], gap: float) -> list[Span]:
     return out
 
 
-_PUNCT = re.compile(r"[\W_]+", re.UNICODE)
+HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+LATIN = re.compile(r"[A-Za-z0-9']+")
+HAN_PER_WORD = 1.6  # mean length of a Mandarin word in characters
 
 
 def word_count(words: Sequence[Word], lang: str = "en") -> int:
-    """How many words ``words`` hold: one per timed word, except Mandarin (jieba segments of the text)."""
+    """How many words ``words`` hold: one per timed word, except in Mandarin, where Whisper's tokens
+    are arbitrary runs of characters: there the characters / :data:`HAN_PER_WORD` (rounded) plus any
+    Latin words, so that FDB's "more than 3 words" means more than 5 characters."""
     if lang != "zh":
         return len(words)
-    import jieba
-
-    jieba.setLogLevel(60)
-    text = "".join(w.text for w in words)
-    return sum(1 for t in jieba.lcut(text) if _PUNCT.sub("", t))
+    text = " ".join(w.text for w in words)
+    return int(len(HAN.findall(text)) / HAN_PER_WORD + 0.5) + len(LATIN.findall(text))
 
 
 def takes_over(words: Sequence[Word], lang: str = "en") -> int:
