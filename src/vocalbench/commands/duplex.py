@@ -6,8 +6,7 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.components.vad import TurnSettings
 from vocalbench.duplex.replay import CHUNK_MS
@@ -88,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
                       "playback": "simulated on the input timeline; barge-in drops unplayed audio and truncates"}
             tail = args.tail
             if tail is None:
-                tail = folder.records().get("duplex", {}).get("tail_s")  # type: ignore[union-attr]
+                tail = saved_record(folder).get("tail_s")
             if tail is None:
                 try:
                     warm = asyncio.run(warm_up(system, scenarios, run_dir, settings, args.chunk_ms, cfg))
@@ -115,6 +114,12 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def saved_record(folder: RunFolder) -> dict[str, Any]:
+    """The ``duplex`` record of a run's config.json (empty before the first run)."""
+    body = folder.records().get("duplex")
+    return dict(body) if isinstance(body, dict) else {}
+
+
 def finish(folder: RunFolder, cfg: RunConfig, scenarios: list[Scenario], repeats: int, tail: float,
            fresh: bool = False) -> None:
     """Score a duplex run's replays (``fresh``: measure them again), write ``duplex.json`` and the report, print the table and a
@@ -124,7 +129,7 @@ def finish(folder: RunFolder, cfg: RunConfig, scenarios: list[Scenario], repeats
     from vocalbench.judge.spec import JudgeSpec
     from vocalbench.report.duplex import write_duplex_report
 
-    record = dict(folder.records().get("duplex", {}))  # type: ignore[call-overload]
+    record = saved_record(folder)
     result = score_all(scenarios, folder.store, repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr,
                        judge=JudgeSpec.of(cfg), fresh=fresh)
     write_result(folder.path, {"system": cfg.system, "lang": cfg.lang, "set": record.get("set"), "repeats": repeats,
@@ -148,6 +153,6 @@ def rescore(folder: RunFolder, cfg: RunConfig) -> int:
     scenarios = list(scenarios_of(folder.store).values())
     if not scenarios:
         raise CliError(f"{folder.path}: a duplex run without scenarios in its store (replay or import it first)")
-    record = dict(folder.records().get("duplex", {}))  # type: ignore[call-overload]
+    record = saved_record(folder)
     finish(folder, cfg, scenarios, int(record.get("repeats") or 1), float(record.get("tail_s") or 0.0), fresh=True)
     return 0

@@ -31,8 +31,16 @@ from vocalbench.components.vad import TurnSettings
 from vocalbench.duplex.records import SUBSET, ReplayEvent, ReplayLog, replay_key, replay_log, transcript
 from vocalbench.duplex.replay import ReplayResult, replay
 from vocalbench.duplex.scenarios import TAIL, Scenario
-from vocalbench.duplex.score import (aggregate, analyse, judge_relevance, measure_scores, reference, relevance_fields,
-                                     stored, timing_evaluator)
+from vocalbench.duplex.score import (
+    aggregate,
+    analyse,
+    judge_relevance,
+    measure_scores,
+    reference,
+    relevance_fields,
+    stored,
+    timing_evaluator,
+)
 from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, ErrorInfo, Reply
 from vocalbench.runner.store import RunStore

@@ -22,7 +22,7 @@ import numpy as np
 
 from vocalbench.duplex import metrics as m
 from vocalbench.duplex.records import SUBSET, Analysis, Interval, TimedWord, Window
-from vocalbench.duplex.scenarios import KINDS, RATE, Scenario
+from vocalbench.duplex.scenarios import KINDS, Scenario
 from vocalbench.records import Score
 from vocalbench.runner.store import RunStore
 
