@@ -50,8 +50,7 @@ def test_fdb_figures_from_fdb_transcripts(tmp_path: Path) -> None:
     assert 4.080 <= got["interruption"]["latency"] <= 4.080 + 0.08  # type: ignore[operator]
 
 
-def test_fdb_figures_from_the_recordings_alone(tmp_path: Path) -> None:
-    _silero_or_skip()
+def _asr_or_skip() -> None:
     from vocalbench import components
     from vocalbench.components.base import ComponentUnavailable
 
@@ -59,6 +58,11 @@ def test_fdb_figures_from_the_recordings_alone(tmp_path: Path) -> None:
         components.resolve("asr", "offline")
     except (ComponentUnavailable, ImportError) as exc:
         pytest.skip(f"offline ASR missing: {exc}")
+
+
+def test_fdb_figures_from_the_recordings_alone(tmp_path: Path) -> None:
+    _silero_or_skip()
+    _asr_or_skip()
     plain = tmp_path / "recordings"
     shutil.copytree(EXAMPLES, plain, ignore=shutil.ignore_patterns("output.json", "LICENSE*"))
     got = _measured(tmp_path, plain)
@@ -78,3 +82,25 @@ def test_a_folder_of_unknown_task_is_named(tmp_path: Path, capsys: pytest.Captur
     err = capsys.readouterr().err
     assert str(odd) in err and "turn_taking.json" in err
     assert not (tmp_path / "run" / "store.sqlite").exists()
+
+
+def test_a_runs_replay_folders_import_again_and_measure_the_same(tmp_path: Path) -> None:
+    """``RUN/duplex`` (scenarios.jsonl and <scenario>/r<k>/) is a replay-folder layout: imported as
+    ``--format replays`` and scored, its speech timings are those of the run it came from."""
+    _silero_or_skip()
+    first = _measured(tmp_path / "a", EXAMPLES)
+    again = tmp_path / "again"
+    assert main(["import", "--format", "replays", str(tmp_path / "a" / "run" / "duplex"), "--lang", "en",
+                 "--out", str(again), "--quiet"]) == 0
+    from vocalbench.duplex.run import scenarios_of
+    from vocalbench.runner.store import RunStore
+
+    with RunStore(again) as store:
+        assert sorted(scenarios_of(store)) == ["interruption-user_interruption_example-1",
+                                               "pause-pause_handling_example-1", "smooth-smooth_turn_taking_example-1"]
+        assert all(r.source == "imported:replays" and "transcript" not in r.extra for r in store.replies("duplex").values())
+    _asr_or_skip()
+    assert main(["score", str(again), "--judge", "none", "--quiet"]) == 0
+    kinds = json.loads((again / "duplex.json").read_text())["kinds"]
+    for kind, measure in (("smooth", "latency"), ("interruption", "stop_latency"), ("interruption", "latency")):
+        assert kinds[kind][measure]["value"] == pytest.approx(first[kind][measure], abs=1e-3)
