@@ -152,7 +152,9 @@ def rescore(folder: RunFolder, cfg: RunConfig) -> int:
 
     scenarios = list(scenarios_of(folder.store).values())
     if not scenarios:
-        raise CliError(f"{folder.path}: a duplex run without scenarios in its store (replay or import it first)")
+        raise CliError(f"{folder.path}: a duplex run without scenarios in its store (a run made before they were "
+                       f"stored: `vocalbench import --format replays {folder.path / 'duplex'} --out NEW` imports "
+                       "its recordings)")
     record = saved_record(folder)
     finish(folder, cfg, scenarios, int(record.get("repeats") or 1), float(record.get("tail_s") or 0.0), fresh=True)
     return 0

@@ -56,7 +56,9 @@ def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]
     from vocalbench.duplex.run import played, scenarios_of
     from vocalbench.runner.store import RunStore
 
-    out = []
+    out: list[dict[str, Any]] = []
+    if not (run_dir / "store.sqlite").is_file():  # a run made before replays were stored: its table only
+        return out
     with RunStore(run_dir) as store:
         scenarios = scenarios_of(store)
         by_key: dict[str, dict[str, Score]] = {}
