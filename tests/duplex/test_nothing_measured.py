@@ -79,7 +79,16 @@ def test_no_speech_in_any_window_warns_and_the_warm_up_tail_covers_it(tmp_path: 
         assert short["latency"]["n"] == 0 and short["ttfa_p50"]["n"] == 0
 
         assert _run(system, tmp_path / "auto") == 0  # no --tail: the warm-up measures the reply's delay
-    err = capsys.readouterr().err
+        err = capsys.readouterr().err
+        before = (tmp_path / "auto" / "store.sqlite").read_bytes()
+        assert _run(system, tmp_path / "auto") == 0  # resumed: the tail is the run's, nothing replayed again
+        assert "warm-up" not in capsys.readouterr().err
+        from vocalbench.runner.store import RunStore
+
+        with RunStore(tmp_path / "auto") as store:
+            [reply] = store.replies("duplex").values()
+            assert reply.extra["replay"]["first_audio"] is not None and len(before) > 0
+            assert store.counts()["replies"] == 1
     assert "warm-up (smooth-001): first audio" in err and "no reply speech" not in err, err
     record = json.loads((tmp_path / "auto" / "config.json").read_text())["duplex"]
     assert record["warmup"]["first_audio_s"] == pytest.approx(2.5 + 0.48, abs=0.5)  # + the server's 480 ms silence

@@ -86,8 +86,11 @@ def run(args: argparse.Namespace) -> int:
                       "repeats": args.repeats,
                       "playback": "simulated on the input timeline; barge-in drops unplayed audio and truncates"}
             tail = args.tail
-            if tail is None:
-                tail = saved_record(folder).get("tail_s")
+            if tail is None:  # resumed: the run's own tail, and the warm-up that chose it
+                saved = saved_record(folder)
+                tail = saved.get("tail_s")
+                if saved.get("warmup") is not None:
+                    record["warmup"] = saved["warmup"]
             if tail is None:
                 try:
                     warm = asyncio.run(warm_up(system, scenarios, run_dir, settings, args.chunk_ms, cfg))
