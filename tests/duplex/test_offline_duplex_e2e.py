@@ -32,8 +32,10 @@ def offline_or_skip() -> None:
 
 def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: None) -> None:
     from vocalbench.config import RunConfig
-    from vocalbench.duplex.run import limited, replay_all, replay_dir, score_all
+    from vocalbench.duplex.run import add_scenarios, limited, replay_all, replay_dir, score_all
     from vocalbench.duplex.scenarios import ensure
+    from vocalbench.duplex.score import SPEECH, stored, timing_evaluator
+    from vocalbench.runner.store import RunStore
     from vocalbench.systems import resolve
     from vocalbench.systems.options import SystemOptions
     from vocalbench.systems.serve import ServeProcess
@@ -47,8 +49,10 @@ def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: N
         settings = settings_from_args(type("A", (), {"vad_threshold": 0.5, "vad_prefix_ms": 300,
                                                      "vad_silence_ms": 500})())
         # a generous tail: a CPU cascade on a busy 2-core machine takes over a minute to answer
-        asyncio.run(replay_all(system, scenarios, tmp_path, settings, 40, 1, cfg, tail=120.0))
-    result = score_all(scenarios, tmp_path, 1, "en", quiet=True)
+        store = RunStore(tmp_path)
+        add_scenarios(store, scenarios)
+        asyncio.run(replay_all(system, scenarios, store, settings, 40, 1, cfg, tail=120.0))
+    result = score_all(scenarios, store, 1, "en", quiet=True)
     smooth = next(sc for sc in scenarios if sc.kind == "smooth")
     folder = replay_dir(tmp_path, smooth.id, 1)
     evs = [json.loads(line) for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -56,9 +60,13 @@ def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: N
     assert stopped, "Silero never ended the user's turn"
     # the server's turn end (its own input timeline) lies within 150 ms of the scenario's (Kokoro trimmed)
     assert abs(stopped[-1]["audio_end_ms"] / 1000 - smooth.user_end) < 0.15
-    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
-    assert metrics["words"], "the cascade's spoken reply was not heard in output.wav"
-    first = metrics["words"][0]["start"]
+    from vocalbench import components
+
+    found = stored(store, f"{smooth.id}/r1", timing_evaluator(components.resolve("asr", "offline").id))
+    assert found is not None and SPEECH not in found[1]
+    analysis, _ = found
+    assert analysis.words, "the cascade's spoken reply was not heard in output.wav"
+    first = analysis.segments[0].start
     assert first > smooth.user_end  # it answered after the user finished, on the input timeline
     assert result["smooth"]["take_over"]["value"] == 1.0
     assert result["smooth"]["latency"]["value"] == pytest.approx(first - smooth.user_end, abs=1e-3)

@@ -1,8 +1,10 @@
 """The duplex report in a real headless Chromium: the table with intervals and a playable timeline.
 
 A run against the scripted realtime double (tones, energy turn detection) is scored and reported;
-the page is opened from file://, its timelines must be drawn, and "play" must play input and
-output together. The screenshot goes to $VOCALBENCH_SCREENSHOTS (default: the temp folder).
+the page is opened from file://, its timelines must be drawn with the speech segments and the
+measures' windows, no label may overprint another, the wheel zooms and a drag pans, and "play" must
+play input and output together. The screenshot goes to $VOCALBENCH_SCREENSHOTS (default: the temp
+folder).
 """
 
 from __future__ import annotations
@@ -18,9 +20,10 @@ import pytest
 from vocalbench.audio import to_wav_bytes
 from vocalbench.components.vad import TurnSettings
 from vocalbench.config import RunConfig
-from vocalbench.duplex.run import replay_all, score_all, write_result
-from vocalbench.duplex.scenarios import MANIFEST, Part, Scenario, write_manifest
+from vocalbench.duplex.run import add_scenarios, replay_all, score_all, write_result
+from vocalbench.duplex.scenarios import Part, Scenario
 from vocalbench.report.duplex import write_duplex_report
+from vocalbench.runner.store import RunStore
 from vocalbench.systems import resolve
 from vocalbench.systems.options import SystemOptions
 from vocalbench.systems.scripted import ScriptedSystem
@@ -31,6 +34,8 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disa
         "--disable-component-update", "--disable-sync", "--autoplay-policy=no-user-gesture-required"]
 SCREENSHOTS = Path(os.environ.get("VOCALBENCH_SCREENSHOTS", tempfile.gettempdir()))
 RATE = 24000
+# the double replies with 2 s of a real system's speech (Full-Duplex-Bench's example, used in place)
+SPEECH = Path(__file__).resolve().parents[2].parent / "shared" / "fdb_v1_examples" / "smooth_turn_taking_example" / "1" / "output.wav"
 
 pytestmark = pytest.mark.skipif(not Path(CHROMIUM).exists(),
                                 reason="Debian chromium is not installed (apt-get install -y chromium)")
@@ -50,23 +55,30 @@ def _scenario(tmp: Path, sid: str, kind: str, bursts: list[tuple[float, float]],
 
 async def test_duplex_report_timeline_plays(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.async_api", reason="playwright is not installed")
+    from vocalbench.audio import load
+
+    if not SPEECH.is_file():
+        pytest.skip(f"{SPEECH} is not there (a real reply's speech)")
+    speech, _ = load(SPEECH, sample_rate=RATE)
+    (tmp_path / "reply.wav").write_bytes(to_wav_bytes(speech[int(3.3 * RATE):int(5.3 * RATE)], RATE))
     script = tmp_path / "double.jsonl"
-    script.write_text(json.dumps({"id": "*", "text": "a reply", "audio": {"tone": 520, "seconds": 2.0},
+    script.write_text(json.dumps({"id": "*", "text": "a reply", "audio": {"wav": "reply.wav"},
                                   "first_chunk_delay": 0.2, "chunk_seconds": 0.1, "chunk_interval": 0.1}) + "\n")
     server = SystemServer(ScriptedSystem(script), turn_detection="energy")
     port = await server.start(0)
     scenarios = [_scenario(tmp_path, "smooth-001", "smooth", [(0.48, 1.44)], 5.0),
                  _scenario(tmp_path, "interruption-001", "interruption", [(0.48, 1.44), (2.88, 3.36)], 6.0)]
     run = tmp_path / "run"
-    (run / "duplex").mkdir(parents=True)
-    write_manifest(run / "duplex" / MANIFEST, scenarios)
+    store = RunStore(run)
+    add_scenarios(store, scenarios)
     system = resolve(f"realtime:double@http://127.0.0.1:{port}/v1", SystemOptions(max_reply_tokens=64))
     cfg = RunConfig(system="realtime:double", lang="en", concurrency=2, quiet=True)
     try:
-        await replay_all(system, scenarios, run, TurnSettings(vad="energy", silence_duration_ms=480), 40, 1, cfg)
+        await replay_all(system, scenarios, store, TurnSettings(vad="energy", silence_duration_ms=480), 40, 1, cfg)
     finally:
         await server.stop()
-    result = score_all(scenarios, run, 1, "en", quiet=True)
+    result = score_all(scenarios, store, 1, "en", quiet=True)
+    store.close()
     write_result(run, {"system": "realtime:double", "lang": "en", "set": "test", "repeats": 1,
                        "turn_detection": {"type": "server_vad"}, "kinds": result})
     page_path = write_duplex_report([run], tmp_path / "report")
@@ -94,6 +106,49 @@ async def test_duplex_report_timeline_plays(tmp_path: Path) -> None:
             return {orange, red};
         }""")
         assert drawn["orange"] > 100 and drawn["red"] > 10
+        # the speech segments (system: #e6a27a) and the measures' windows (take-over: #6b4fa3) are drawn
+        colours = await page.evaluate("""() => {
+            const cv = document.querySelector(".tl[data-id='smooth-001'] canvas");
+            const d = cv.getContext('2d').getImageData(0, 0, cv.width, cv.height).data;
+            let seg = 0, win = 0;
+            for (let i = 0; i < d.length; i += 4) {
+                if (d[i] === 0xe6 && d[i + 1] === 0xa2 && d[i + 2] === 0x7a) seg++;
+                if (d[i] === 0x6b && d[i + 1] === 0x4f && d[i + 2] === 0xa3) win++;
+            }
+            return {seg, win};
+        }""")
+        assert colours["seg"] > 50 and colours["win"] > 50, colours
+        # no label overprints another, and every label lies inside the canvas
+        for sid in ("smooth-001", "interruption-001"):
+            boxes = await page.evaluate(f"() => {{ const el = document.querySelector(\".tl[data-id='{sid}']\");"
+                                        " return {labels: el._labels, width: el.querySelector('canvas').clientWidth}; }")
+            labels = boxes["labels"]
+            assert len(labels) >= 3
+            for i, a in enumerate(labels):
+                assert 0 <= a["x"] and a["x"] + a["w"] <= boxes["width"] + 0.5, a
+                for b in labels[i + 1:]:
+                    apart = a["x"] + a["w"] <= b["x"] or b["x"] + b["w"] <= a["x"] or a["y"] + a["h"] <= b["y"] \
+                        or b["y"] + b["h"] <= a["y"]
+                    assert apart, (a, b)
+        # the wheel zooms in around the pointer, a drag pans, "fit" shows the whole recording
+        canvas = tl_view = page.locator(".tl[data-id='interruption-001'] canvas")
+        await canvas.scroll_into_view_if_needed()
+        box = await canvas.bounding_box()
+        assert box is not None
+        await page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+        for _ in range(4):
+            await page.mouse.wheel(0, -100)
+            await page.wait_for_timeout(50)
+        view = await tl_view.evaluate("cv => cv.closest('.tl')._view")
+        assert view[1] - view[0] < 6.0 * 0.5 and view[0] > 0.5
+        await page.mouse.down()
+        await page.mouse.move(box["x"] + box["width"] / 2 + 200, box["y"] + box["height"] / 2, steps=5)
+        await page.mouse.up()
+        panned = await tl_view.evaluate("cv => cv.closest('.tl')._view")
+        assert panned[0] < view[0] and abs((panned[1] - panned[0]) - (view[1] - view[0])) < 1e-6
+        await page.screenshot(path=str(SCREENSHOTS / "duplex_timeline_zoomed.png"), full_page=True)
+        await page.locator(".tl[data-id='interruption-001'] button.fit").click()
+        assert await tl_view.evaluate("cv => cv.closest('.tl')._view") == [0, 6.0]
         tl = page.locator(".tl[data-id='interruption-001']")
         await tl.locator("button.play").click()
         await page.wait_for_timeout(800)

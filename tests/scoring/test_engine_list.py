@@ -13,7 +13,10 @@ from vocalbench.commands.list_parts import rows
 
 def test_subsets_per_language() -> None:
     en, zh = rows("subsets", "en"), rows("subsets", "zh")
-    assert [r["subset"] for r in en] == catalog.names("en") and [r["subset"] for r in zh] == catalog.names("zh")
+    duplex = ["duplex/pause", "duplex/smooth", "duplex/interruption", "duplex/backchannel"]  # --subsets duplex
+    assert [r["subset"] for r in en] == catalog.names("en") + duplex
+    assert [r["subset"] for r in zh] == catalog.names("zh") + duplex
+    assert next(r for r in en if r["subset"] == "duplex/smooth")["items"] >= 50
     assert next(r for r in en if r["subset"] == "knowledge")["items"] == 2000
     assert next(r for r in zh if r["subset"] == "dialect")["items"] is None  # our own set, no public data
     assert all(r["scoring"] for r in en + zh)

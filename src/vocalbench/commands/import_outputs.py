@@ -39,15 +39,21 @@ EPILOG = """formats:
             or OUTPUTS/wav/<qid>.wav; json/instruction.json = instruction_following; chat-NNN ids map by index
   jsonl     one object per line: {"subset", "id", "text", "audio" (path relative to the file), "asr_text",
             "audio_duration", "error" (type string), "timings": {"first_audio", "last_chunk", ...} (seconds)}
-Items of an imported subset without an output are recorded as missing replies (system errors)."""
+  fdb       Full-Duplex-Bench recordings: folders (any depth) with input.wav, output.wav and pause.json |
+            turn_taking.json | interrupt.json (none under a *backchannel* folder); output.json words used when present
+  replays   our replay folders: scenarios.jsonl + <scenario>/r<k>/{input,output}.wav (a duplex run's duplex/)
+Items of an imported subset without an output are recorded as missing replies (system errors).
+fdb and replays make a duplex run (docs/duplex.md); `vocalbench score OUT` measures it."""
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.epilog = EPILOG
     p.formatter_class = argparse.RawDescriptionHelpFormatter
-    p.add_argument("--format", choices=["official", "jsonl"], default="official")
-    p.add_argument("--outputs", required=True, help="official outputs folder (json/, json_asr/, wav/) or our JSONL")
-    p.add_argument("--data", required=True, help="the release the outputs answer (folder or 'mini')")
+    p.add_argument("--format", choices=["official", "jsonl", "fdb", "replays"], default="official")
+    p.add_argument("outputs_dir", nargs="?", default=None, metavar="DIR", help="same as --outputs")
+    p.add_argument("--outputs", default=None, help="official outputs folder (json/, json_asr/, wav/), our JSONL, "
+                                                   "or a folder of duplex recordings (fdb, replays)")
+    p.add_argument("--data", default=None, help="the release the outputs answer (folder or 'mini'; not for fdb, replays)")
     p.add_argument("--lang", required=True, choices=["en", "zh"])
     p.add_argument("--out", required=True, help="run folder to create or update")
     p.add_argument("--system", default=None, help="system name recorded in config.json (default: outputs folder name)")
@@ -64,9 +70,15 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.runner.imports import import_outputs
 
     subsets = args.subsets
-    outputs = Path(args.outputs)
+    if (args.outputs is None) == (args.outputs_dir is None):
+        raise CliError("give the outputs once: DIR or --outputs DIR")
+    outputs = Path(args.outputs or args.outputs_dir)
     if not outputs.exists():
         raise CliError(f"{outputs}: no such outputs folder or file")
+    if args.format in ("fdb", "replays"):
+        return import_duplex(args, outputs)
+    if args.data is None:
+        raise CliError(f"--format {args.format} needs --data (the release the outputs answer)")
     try:
         stats = import_outputs(args.format, outputs, args.data, args.lang, Path(args.out), args.system, subsets,
                                args.redo_changed)
@@ -84,3 +96,36 @@ def run(args: argparse.Namespace) -> int:
     if not stats.subsets and not stats.errors:
         raise CliError(f"{outputs}: no output file matches a subset of the {args.lang} data")
     return 2 if stats.errors else 0
+
+
+def import_duplex(args: argparse.Namespace, root: Path) -> int:
+    """``--format fdb|replays``: the recordings under ``root`` as a duplex run in ``--out``."""
+    from vocalbench.config import RunConfig
+    from vocalbench.duplex.imports import RecordingError, import_recordings
+    from vocalbench.duplex.run import add_scenarios
+    from vocalbench.duplex.scenarios import MANIFEST, write_manifest
+    from vocalbench.errors import CliError
+    from vocalbench.runner.folder import RunFolder
+
+    out = Path(args.out)
+    system = args.system or root.resolve().name
+    with RunFolder(out) as folder:
+        try:
+            folder.check_resume(RunConfig(system=system, lang=args.lang))
+            scenarios, replies = import_recordings(args.format, root, out, args.lang)
+        except (RecordingError, ValueError) as exc:
+            raise CliError(str(exc)) from exc
+        repeats = max(int(r.sample_id.rpartition("/r")[2]) for r in replies)
+        folder.save_config(RunConfig(system=system, lang=args.lang, subsets=["duplex"]),
+                           {"duplex": {"set": f"imported ({args.format})", "repeats": repeats, "tail_s": 0.0,
+                                       "turn_detection": None},
+                            "imported_from": str(root.resolve()), "import_format": args.format})
+        add_scenarios(folder.store, scenarios)
+        folder.store.put_replies(replies)
+        write_manifest(out / "duplex" / MANIFEST, scenarios)
+    if not args.quiet:
+        kinds = sorted({sc.kind for sc in scenarios})
+        with_words = sum(1 for r in replies if "transcript" in r.extra)
+        print(f"duplex: {len(scenarios)} scenario(s) ({', '.join(kinds)}), {len(replies)} recording(s), "
+              f"{with_words} with a transcript; measure them with: vocalbench score {out}")
+    return 0

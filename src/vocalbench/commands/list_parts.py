@@ -33,6 +33,7 @@ def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
             for spec in catalog.specs(lg):
                 out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
                             "scoring": f"{spec.metric}: {spec.description}", "package": _package(spec)})
+            out += duplex_rows(lg)
         out += [{"lang": "", "subset": e.name, "items": None, "scoring": "", "package": e.package,
                  "problem": e.problem} for e in registry.entries("subset") if e.plugin and e.problem]
         return out
@@ -52,6 +53,17 @@ def _package(spec: SubsetSpec) -> str:
         return parts.get("subset", spec.name).package
     except KeyError:
         return str(getattr(spec.scorer, "__module__", parts.BUILTIN)).split(".")[0]
+
+
+def duplex_rows(lang: str) -> list[dict[str, object]]:
+    """The duplex suite's kinds (``--subsets duplex`` runs them all): scenarios in the full set, measures."""
+    from vocalbench.duplex.scenarios import KINDS, read_scripts
+    from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES
+
+    scripts = read_scripts(lang, "full")
+    return [{"lang": lang, "subset": f"duplex/{kind}", "items": sum(s.kind == kind for s in scripts), "package": "vocalbench",
+             "scoring": f"{KIND_LABELS[kind]}: " + ", ".join(LABELS[m] for m in (*MEASURES[kind], "ttfa_p50"))}
+            for kind in KINDS]
 
 
 def run(args: argparse.Namespace) -> int:

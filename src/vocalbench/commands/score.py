@@ -112,6 +112,13 @@ def execute(args: argparse.Namespace) -> Summary | None:
         if args.quiet:
             cfg = cfg.model_copy(update={"quiet": True})
         subsets = args.subsets
+        if "duplex" in folder.records():  # a duplex run: measured again from its recordings
+            from vocalbench.commands.duplex import rescore
+
+            if args.dry_run:
+                print(f"{folder.path}: a duplex run; scoring measures every replay again from its recordings")
+                return 0
+            return rescore(folder, cfg)
         if args.dry_run:
             dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
             return None

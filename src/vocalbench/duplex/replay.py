@@ -131,9 +131,10 @@ async def _sleep_until(deadline: float) -> None:
 
 async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", settings: TurnSettings | None = None,
                  chunk_ms: int = CHUNK_MS, voice: str = "alloy", max_tokens: int = 1024, headers: dict[str, str]
-                 | None = None, limits: ReplyLimits = ReplyLimits(), grace: float = 1.0) -> ReplayResult:
+                 | None = None, limits: ReplyLimits = ReplyLimits(), grace: float = 1.0, until_audio: bool = False) -> ReplayResult:
     """Replay the 24 kHz input ``x`` to the websocket ``url``; writes input.wav, output.wav and
-    events.jsonl under ``out`` and returns what was measured."""
+    events.jsonl under ``out`` and returns what was measured. ``until_audio``: stop listening as soon
+    as the first reply audio arrives (a warm-up that only measures when it comes)."""
     import websockets
 
     from vocalbench.audio import float_to_pcm16, pcm16_to_float, to_wav_bytes
@@ -238,9 +239,10 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
         receiver = asyncio.create_task(receive())
         try:
             await send_audio()
-            left = duration + grace - now()
-            if left > 0:
-                await asyncio.wait({receiver}, timeout=left)
+            while (left := duration + grace - now()) > 0 and not receiver.done():
+                if until_audio and result.first_audio is not None:
+                    break
+                await asyncio.wait({receiver}, timeout=min(left, 0.1) if until_audio else left)
         finally:
             receiver.cancel()
             await asyncio.gather(receiver, return_exceptions=True)

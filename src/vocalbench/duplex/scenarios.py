@@ -255,11 +255,6 @@ def write_manifest(path: Path, scenarios: list[Scenario]) -> None:
     write_atomic(path, "".join(json.dumps(asdict(sc), ensure_ascii=False) + "\n" for sc in scenarios))
 
 
-def read_manifest_scenarios(run_dir: Path) -> dict[str, Scenario]:
-    """The scenarios a duplex run replayed (``RUN/duplex/scenarios.jsonl``)."""
-    return read_manifest(run_dir / SUBSET / MANIFEST)
-
-
 def ensure(lang: str, which: str = "mini", progress: bool = True) -> list[Scenario]:
     """The built scenarios of one language and set, building what is missing (resumable per scenario)."""
     from vocalbench import components

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES
+from vocalbench.duplex.records import SUBSET, Analysis, ReplayEvent, replay_log, split_key
+from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES, SCORER, SPEECH
+from vocalbench.records import Score
 
 PEAKS_PER_SECOND = 50
 MARKED_EVENTS = {"input_audio_buffer.speech_started": "speech started", "input_audio_buffer.speech_stopped":
@@ -35,43 +37,59 @@ def _peaks(path: Path) -> list[float]:
     return [round(float(v), 3) for v in np.abs(x[:n * step]).reshape(n, step).max(axis=1)] if n else []
 
 
-def _events(path: Path) -> list[dict[str, Any]]:
+def _events(events: list[ReplayEvent]) -> list[dict[str, Any]]:
     out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        ev = json.loads(line)
-        label = MARKED_EVENTS.get(ev["type"])
-        if ev.get("truncated_item"):
-            label = f"barge-in: truncated at {ev.get('played_ms')} ms"
-        if ev["type"] == "response.done" and ev.get("status") not in (None, "completed"):
-            label = f"response {ev.get('status')}"
+    for ev in events:
+        label = MARKED_EVENTS.get(ev.type)
+        if ev.truncated_item:
+            label = f"barge-in: truncated at {ev.played_ms} ms"
+        if ev.type == "response.done" and ev.status not in (None, "completed"):
+            label = f"response {ev.status}"
         if label:
-            out.append({"t": ev["t"], "label": label})
+            out.append({"t": ev.t, "label": label})
     return out
 
 
 def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]:
+    """One timeline per scored replay, from what scoring wrote into the run store."""
     from vocalbench.audio import info
-    from vocalbench.duplex.run import load_rows
-    from vocalbench.duplex.scenarios import read_manifest_scenarios
+    from vocalbench.duplex.run import played, scenarios_of
+    from vocalbench.runner.store import RunStore
 
-    scenarios = read_manifest_scenarios(run_dir)
-    out = []
-    for row in load_rows(run_dir):
-        folder = Path(row["folder"])
-        sc = scenarios.get(row["scenario"])
-        if sc is None:
-            continue
-        name = f"{key}-{row['scenario']}-{row['repeat']}"
-        for which in ("input", "output"):
-            shutil.copyfile(folder / f"{which}.wav", audio_dir / f"{name}-{which}.wav")
-        out.append({
-            "id": row["scenario"], "kind": row["kind"], "repeat": row["repeat"], "duration": info(folder / "input.wav").duration,
-            "input": f"duplex_audio/{name}-input.wav", "output": f"duplex_audio/{name}-output.wav",
-            "peaks_in": _peaks(folder / "input.wav"), "peaks_out": _peaks(folder / "output.wav"),
-            "parts": [{"start": p.start, "end": p.end, "text": p.text} for p in sc.parts],
-            "user_end": sc.user_end, "span": sc.span, "events": _events(folder / "events.jsonl"),
-            "words": row["words"], "metrics": row["metrics"],
-        })
+    out: list[dict[str, Any]] = []
+    if not (run_dir / "store.sqlite").is_file():  # a run made before replays were stored: its table only
+        return out
+    with RunStore(run_dir) as store:
+        scenarios = scenarios_of(store)
+        by_key: dict[str, dict[str, Score]] = {}
+        for score in store.scores(SUBSET):
+            by_key.setdefault(score.sample_id, {})[f"{score.scorer.split('@')[0]}:{score.name}"] = score
+        for (_, rkey), reply in sorted(store.replies(SUBSET).items()):
+            scenario, k = split_key(rkey)
+            sc = scenarios.get(scenario)
+            scores = by_key.get(rkey, {})
+            speech = scores.get(f"{SCORER.split('@')[0]}:{SPEECH}")
+            if sc is None or speech is None or not played(reply) or reply.audio is None:
+                continue
+            analysis = Analysis.model_validate(speech.details["analysis"])
+            folder = Path(reply.audio.path).parent
+            name = f"{key}-{scenario}-r{k}"
+            for which in ("input", "output"):
+                shutil.copyfile(folder / f"{which}.wav", audio_dir / f"{name}-{which}.wav")
+            log = replay_log(reply)
+            metrics = {n.split(":", 1)[1]: s.value for n, s in scores.items() if not n.endswith(f":{SPEECH}")}
+            out.append({
+                "id": scenario, "kind": sc.kind, "repeat": f"r{k}", "duration": info(folder / "input.wav").duration,
+                "input": f"duplex_audio/{name}-input.wav", "output": f"duplex_audio/{name}-output.wav",
+                "peaks_in": _peaks(folder / "input.wav"), "peaks_out": _peaks(folder / "output.wav"),
+                "parts": [{"start": p.start, "end": p.end, "text": p.text} for p in sc.parts],
+                "user_end": sc.user_end, "span": sc.span, "events": [] if log is None else _events(log.events),
+                "words": [w.model_dump() for w in analysis.words],
+                "segments": [s.model_dump() for s in analysis.segments],
+                "user_segments": [s.model_dump() for s in analysis.user_segments],
+                "windows": [w.model_dump() for w in analysis.windows], "words_from": analysis.words_from,
+                "metrics": {n: metrics.get(n) for n in (*MEASURES[sc.kind], "ttfa") if n in metrics},
+            })
     return out
 
 
