@@ -68,6 +68,9 @@ def test_local_judge_is_planned_per_question_without_a_server(shared, tmp_path, 
     assert plan["judge"].startswith("qwen2.5-1.5b+cal-")
     safety = plan["subsets"]["safety"]  # the shipped rule weighs the graders alone: no model request
     assert (safety["items"], safety["settled"], safety["verdicts"], safety["requests"]) == (400, 400, 0, 0)
+    # the model requests of the whole pass and their time on the embedded server (2 cores)
+    total = plan["subsets"]["total"]["requests"]
+    assert plan["model_seconds"] == round(total * plan["seconds_per_request"], 1)
 
 
 async def test_planning_judge_counts_the_requests_of_a_calibrated_verdict():

@@ -122,8 +122,10 @@ AGAINST = frozenset(GRADER_PREFIX + n for n in ("contradicts", "misreads", "dism
                                                 "hedge", "asks_back", "declines", "refuses", "failed", *sem_against))
 # features that only ever speak for a reply (it takes up the question, recalls the reference, is
 # about what was asked): a fit may weigh them up or not at all, never down
-FOR = frozenset(GRADER_PREFIX + n for n in ("topic", "answer_recall", "ref_recall", "key_recall", "sem_rel_q",
-                                            "sem_answer", "sem_rel_ref"))
+FOR = frozenset(GRADER_PREFIX + n for n in ("topic", "answer_recall", "ref_recall", "key_recall", "answer_match",
+                                            "number_match", "char_recall", "word_recall", "all_passed", "coverage",
+                                            "premise", "mirrors", "opens_warm", "empathy", "imagery", "form",
+                                            "sem_rel_q", "sem_answer", "sem_rel_ref"))
 
 
 def fit_rule(kind: str, rows: Sequence[Mapping[str, float]], labels: Sequence[float], names: Sequence[str]
@@ -209,6 +211,10 @@ def settles(items: Sequence[DevItem]) -> tuple[bool, int, float | None]:
 
 # designed replies that answer nothing: the gate learns them apart from every other reply
 GATED = ("off_topic", "echo", "drift")
+# features the gate does not read: the grader's settled verdict (decided before any rule), and the
+# whole reply's cosine with the question, which pleasantries around an answer dilute (the gate
+# reads the answering sentences, ``sem_answer``, instead)
+NOT_GATING = frozenset({GRADER_PREFIX + "settled", GRADER_PREFIX + "sem_rel_q"})
 
 
 def fit_gate(kind: str, items: Sequence[DevItem]) -> tuple[dict[str, float], float, dict[str, object]]:
@@ -218,7 +224,7 @@ def fit_gate(kind: str, items: Sequence[DevItem]) -> tuple[dict[str, float], flo
     those of a verdict turned around: a feature that speaks for a reply may only lower the
     gate, one that speaks against it only raise it."""
     rows = [features(None, it.evidence) for it in items]
-    names = sorted({n for r in rows for n in r if not is_model_feature(n) and n != GRADER_PREFIX + "settled"})
+    names = sorted({n for r in rows for n in r if not is_model_feature(n) and n not in NOT_GATING})
     y = [1.0 if it.designed in GATED else 0.0 for it in items]
     for _ in range(len(names) + 1):
         x = _matrix(rows, names)

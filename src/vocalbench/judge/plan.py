@@ -44,11 +44,21 @@ class SubsetPlan:
     assumed_replies: int = 0  # items whose reply does not exist yet
 
 
+# a single-token request to the embedded llama.cpp server on a 2-core machine (measured idle: a
+# one-token verdict of the 1.5B judge, prompt prefix shared with the item's other questions)
+LOCAL_SECONDS_PER_REQUEST = 2.2
+
+
 @dataclass
 class JudgePlan:
     judge: str
     tokenizer: str
     subsets: list[SubsetPlan] = field(default_factory=list)
+    seconds_per_request: float | None = None  # the embedded server's measured time per request
+
+    def model_seconds(self) -> float | None:
+        """The model requests' estimated time (embedded server only; an endpoint's is not known)."""
+        return None if self.seconds_per_request is None else self.total().requests * self.seconds_per_request
 
     def total(self) -> SubsetPlan:
         out = SubsetPlan("total")
@@ -62,6 +72,9 @@ class JudgePlan:
         rows = [*self.subsets, self.total()]
         out: dict[str, Any] = {"judge": self.judge, "tokenizer": self.tokenizer,
                                "subsets": {r.subset: asdict(r) for r in rows}}
+        if self.seconds_per_request is not None:
+            out["model_seconds"] = round(self.model_seconds() or 0.0, 1)
+            out["seconds_per_request"] = self.seconds_per_request
         if price is not None:
             for r in rows:
                 out["subsets"][r.subset]["cost"] = round(cost(r, price), 4)
@@ -79,7 +92,13 @@ class JudgePlan:
         widths = [max(len(r[i]) for r in rows) for i in range(len(head))]
         lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))
                  for r in rows]
-        return "\n".join([f"judge {self.judge} (dry run: nothing called; tokens: {self.tokenizer})", *lines])
+        lines = [f"judge {self.judge} (dry run: nothing called; tokens: {self.tokenizer})", *lines]
+        if self.seconds_per_request is not None:
+            n = self.total().requests
+            lines.append(f"model requests: {n:,} (the rest decided by graders and fitted rules), about "
+                         f"{self.model_seconds() or 0.0:,.0f} s on the embedded server at {self.seconds_per_request:g} s "
+                         f"a request (2 idle cores)")
+        return "\n".join(lines)
 
 
 def cost(row: SubsetPlan, price: tuple[float, float]) -> float:

@@ -17,7 +17,7 @@ from vocalbench import catalog
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.config import RunConfig
 from vocalbench.judge.factory import build_judge
-from vocalbench.judge.plan import JudgePlan, PlanningJudge, SubsetPlan, tokenizer_name
+from vocalbench.judge.plan import LOCAL_SECONDS_PER_REQUEST, JudgePlan, PlanningJudge, SubsetPlan, tokenizer_name
 from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, Reply, Sample, Score
 from vocalbench.runner.store import RunStore
@@ -100,7 +100,9 @@ async def plan_judge(cfg: RunConfig, *, store: RunStore | None = None, samples: 
     judge = PlanningJudge(build_judge(spec, lazy=True))
     known = (store.get_meta("judge_ids", {}) or {}) if store is not None else {}
     judge_id = str(known.get(spec.key, judge.id))
-    plan = JudgePlan(judge=judge_id, tokenizer=tokenizer_name())
+    local = str(getattr(getattr(judge.judge, "llm", None), "endpoint", "")).startswith("local://")
+    plan = JudgePlan(judge=judge_id, tokenizer=tokenizer_name(),
+                     seconds_per_request=LOCAL_SECONDS_PER_REQUEST if local else None)
     ctx = planning_context(cfg, judge)
     if samples is None:
         assert store is not None, "without samples, the plan reads the run's store"
