@@ -44,7 +44,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
-from vocalbench.scoring.summary import Summary, add_intervals, build_summary, write_summary
+from vocalbench.scoring.summary import Summary, add_intervals, build_summary, item_graph, take_values, write_summary
 from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
@@ -489,12 +489,17 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
             if name in timed:
                 results.update(await _acoustic_and_latency(run, name))
 
+        g = item_graph(store, run.counted, lang=cfg.lang, protocol=cfg.protocol,
+                       metrics={name: row.metric for name, row in results.items()})
+        if g is not None:  # every value and interval is the statistics graph's
+            take_values(results, g)
         summary = build_summary(
             cfg, results, store=store, components_used=dict(run.comps.used), judge=run.judge_state,
             not_scored=never, imported_transcripts=_imported_transcripts(store, report, cfg.protocol),
             seconds=time.monotonic() - started, decided_by=run.decided_by,
         )
-        add_intervals(summary, store, run.counted)
+        if g is not None:
+            add_intervals(summary, g)
         write_summary(folder.path, summary)
         store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,
                                       "judge_calls": run.judge.calls if run.judge else 0})

@@ -13,7 +13,6 @@ keys of a later version are ignored, a key of the wrong type is an error naming 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,7 +35,6 @@ from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import overall_result
 from vocalbench.scoring.stats import DEFAULT_RESAMPLES
 
-log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 Number = int | float  # a JSON number as written (an int stays an int)
 EVALUATORS = ("asr", "mos", "emotion", "judge")
@@ -284,47 +282,54 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
                    provenance=prov, meta=meta)
 
 
-def _agrees(point: float, value: float) -> bool:
-    """Whether the graph's point value is the summary's (rounding aside)."""
-    return abs(point - value) <= max(0.02, 0.002 * abs(value))
-
-
-def add_intervals(summary: Summary, store: RunStore, evaluators: Sequence[tuple[str, str]], *,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> None:
-    """Give ``summary`` the 95 % CIs its subsets rows do not carry: those of the dimensions built
-    from several subsets (``meta.dimension_ci95``) and of the overall (``overall.ci95``). They are
-    the statistics graph's (:mod:`vocalbench.scoring.graph`: clusters resampled within their
-    strata, :mod:`vocalbench.scoring.stats`) on the item scores of ``evaluators`` ((subset,
-    evaluator key) pairs: the scores the summary counted). A statistic whose point value is not
-    the summary's gets no interval (logged), so no interval ever belongs to another number."""
+def item_graph(store: RunStore, evaluators: Sequence[tuple[str, str]], *, lang: str, protocol: str,
+               metrics: Mapping[str, str] | None = None) -> graph.Graph | None:
+    """The statistics graph (:mod:`vocalbench.scoring.graph`) of the item scores of ``evaluators``
+    ((subset, evaluator key) pairs: the scores the summary counts); None when there are none."""
     scores: dict[tuple[str, str], dict[str, Score]] = {}
     for subset, key in evaluators:
         for sc in store.scores(subset, evaluator=key):
             scores.setdefault((sc.subset, sc.sample_id), {})[sc.name] = sc
-    if not scores:
-        return
     samples = {(s.subset, s.id): s for s in store.samples() if (s.subset, s.id) in scores}
-    g = graph.build(scores, samples, lang=summary.lang, protocol=summary.protocol,
-                    version=summary.overall.version or summary.protocol, dimensions=summary.dimensions,
-                    metrics={name: row.metric for name, row in summary.subsets.items() if row.metric})
-    cis = graph.intervals(g, resamples, seed)
+    scores = {k: v for k, v in scores.items() if k in samples}  # the run's items only, as the tallies count
+    if not scores:
+        return None
+    return graph.build(scores, samples, lang=lang, protocol=protocol, metrics=metrics)
 
-    def checked(name: str, value: Number | None) -> list[Number] | None:
-        got = cis.get(name)
-        if got is None or value is None:
-            return None
-        if not _agrees(got[0], float(value)):
-            log.warning("%s: item scores give %.4f, the summary %.4f; no interval written", name, got[0], value)
-            return None
-        return [round(got[1][0], 4), round(got[1][1], 4)]
 
-    dims = {d: ci for d, v in summary.dimensions.items()
-            if recipes.ci_row(d, summary.lang) is None and (ci := checked(f"dimension:{d}", v)) is not None}
+def row_statistic(row: str) -> str:
+    """The graph statistic behind a ``subsets`` row (the acoustic rows are dimensions of their own)."""
+    return f"dimension:{row}" if row in ("utmos", "wer", "per") else f"subset:{row}"
+
+
+def take_values(results: dict[str, SubsetResult], g: graph.Graph) -> None:
+    """Give every row the graph holds a statistic for the graph's value (rounded as written); the
+    rest (the latency medians) keep their tally's."""
+    for name, row in results.items():
+        stat = row_statistic(name)
+        if stat in g.stats:
+            point = graph.point_value(g, stat)
+            row.value = round(point, 4) if point is not None else None
+
+
+def add_intervals(summary: Summary, g: graph.Graph, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> None:
+    """Give ``summary`` its 95 % CIs from one pass of the statistics graph ``g`` (clusters resampled
+    within their strata, :mod:`vocalbench.scoring.stats`): every subsets row the graph holds, the
+    dimensions built from several subsets (``meta.dimension_ci95``) and the overall (``overall.ci95``,
+    its terms without item scores fixed at the summary's values)."""
+    graph.add_overall(g, summary.lang, summary.overall.version or summary.protocol, summary.dimensions)
+    estimates = graph.evaluate(g, resamples, seed)
+    for name, row in summary.subsets.items():
+        got = estimates.get(row_statistic(name))
+        if got is not None:
+            row.ci95 = got.rounded()[1]
+    dims = {d: ci for d, v in summary.dimensions.items() if v is not None and recipes.ci_row(d, summary.lang) is None
+            and (got := estimates.get(f"dimension:{d}")) is not None and (ci := got.rounded()[1]) is not None}
     if dims:
         summary.meta.dimension_ci95 = dims
-    overall = checked("overall", summary.overall.value)
-    if overall is not None:
-        summary.overall.ci95 = overall
+    overall = estimates.get("overall")
+    if overall is not None and summary.overall.value is not None:
+        summary.overall.ci95 = overall.rounded()[1]
 
 
 def write_summary(run_dir: str | Path, summary: Summary) -> Path:
