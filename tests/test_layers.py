@@ -24,8 +24,9 @@ LAYERS: list[set[str]] = [
     {"data"},
     {"components"},
     {"systems"},
-    {"runner"},
     {"judge"},
+    {"run_config"},  # the run's configuration: its SPECs are the systems', components' and judge's types
+    {"runner"},
     {"scoring"},
     {"construct"},
     {"duplex"},

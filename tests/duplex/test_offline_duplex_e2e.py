@@ -31,9 +31,9 @@ def offline_or_skip() -> None:
 
 
 def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: None) -> None:
-    from vocalbench.config import RunConfig
     from vocalbench.duplex.run import limited, replay_all, replay_dir, score_all
     from vocalbench.duplex.scenarios import ensure
+    from vocalbench.run_config import RunConfig
     from vocalbench.systems import resolve
     from vocalbench.systems.options import SystemOptions
     from vocalbench.systems.serve import ServeProcess

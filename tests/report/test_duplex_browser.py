@@ -17,10 +17,10 @@ import pytest
 
 from vocalbench.audio import to_wav_bytes
 from vocalbench.components.vad import TurnSettings
-from vocalbench.config import RunConfig
 from vocalbench.duplex.run import replay_all, score_all, write_result
 from vocalbench.duplex.scenarios import MANIFEST, Part, Scenario, write_manifest
 from vocalbench.report.duplex import write_duplex_report
+from vocalbench.run_config import RunConfig
 from vocalbench.systems import resolve
 from vocalbench.systems.options import SystemOptions
 from vocalbench.systems.scripted import ScriptedSystem

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 from engine_fixtures import LLAMA_OMNI, cli, isolated_cache, shared  # noqa: F401  (fixtures)
 
-from vocalbench.config import RunConfig
 from vocalbench.records import Reply, Sample
 from vocalbench.report.runs import load_run
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring import graph
 from vocalbench.scoring.engine import score_run
@@ -82,3 +82,22 @@ def test_every_row_of_an_imported_run_is_the_graphs(shared: Path, tmp_path: Path
     s = _rows_are_the_graphs(run)
     if protocol == "v2":  # v1 scores the transcript, and there is no ASR here
         assert s.subsets["knowledge"].value == 54.6
+
+
+def _files(run: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(run)): p.read_bytes() for p in sorted(run.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("flags", [["--judge", "bogus"], ["--asr", "bogus"], ["--judge", "none", "--mos", "nope:x"],
+                                   ["--executor", "ray", "--evaluator-replicas", "asr=0"]])
+def test_a_bad_score_flag_leaves_the_run_folder_byte_identical(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               flags: list[str]) -> None:
+    """Every flag is checked before anything is written: config.json keeps its SPECs, and the next
+    plain ``score`` of the run works as before."""
+    run = _clustered_run(tmp_path)
+    assert cli("score", str(run), "--quiet") == 0
+    before = _files(run)
+    assert cli("score", str(run), *flags, "--quiet") == 2
+    assert flags[-2] in capsys.readouterr().err  # the error names the bad flag
+    assert _files(run) == before
+    assert cli("score", str(run), "--quiet") == 0

@@ -46,7 +46,6 @@ def run(args: argparse.Namespace) -> int:
     from vocalbench.duplex.scenarios import MANIFEST, ensure, write_manifest
     from vocalbench.duplex.score import table
     from vocalbench.errors import CliError
-    from vocalbench.judge.spec import JudgeSpec
     from vocalbench.report.duplex import write_duplex_report
     from vocalbench.runner.folder import RunFolder, generated_records
     from vocalbench.systems import resolve
@@ -80,9 +79,9 @@ def run(args: argparse.Namespace) -> int:
             (run_dir / SUBSET).mkdir(parents=True, exist_ok=True)
             write_manifest(run_dir / SUBSET / MANIFEST, scenarios)
             asyncio.run(replay_all(system, scenarios, run_dir, settings, args.chunk_ms, args.repeats, cfg, args.tail))
-            result = score_all(scenarios, run_dir, args.repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr,
-                               judge=JudgeSpec.of(cfg))
-            write_result(run_dir, {"system": cfg.system, "lang": cfg.lang, "set": args.data, "repeats": args.repeats,
+            result = score_all(scenarios, run_dir, args.repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr.text,
+                               judge=cfg.judge)
+            write_result(run_dir, {"system": cfg.system.text, "lang": cfg.lang, "set": args.data, "repeats": args.repeats,
                                    "turn_detection": record["turn_detection"], "kinds": result})
             print(f"[{cfg.lang}] duplex, {cfg.system}\n{table(result)}")
             page = write_duplex_report([run_dir], run_dir / "report")

@@ -11,10 +11,9 @@ paper's judge) and ``none`` (``off``): no judge.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Literal, get_args
 
-from vocalbench.config import OFF, RunConfig
+from vocalbench.config import OFF
 
 JudgeKind = Literal["local", "gguf", "local-json", "openai", "paper", "none"]
 KINDS: tuple[str, ...] = get_args(JudgeKind)
@@ -55,11 +54,6 @@ class JudgeSpec:
                 return cls("openai", model=model, endpoint=endpoint or None, fit=fit)
         raise ValueError(f"unknown judge SPEC '{text}' (use one of: {SPECS})")
 
-    @classmethod
-    def of(cls, cfg: RunConfig) -> JudgeSpec:
-        """The judge spec of a run's config (parsed once per SPEC and fit in a process)."""
-        return _parsed(cfg.judge, cfg.judge_fit)
-
     @property
     def text(self) -> str:
         """The SPEC itself (without its fit): what ``--judge`` takes."""
@@ -88,11 +82,6 @@ class JudgeSpec:
 
     def with_fit(self, fit: str | None) -> JudgeSpec:
         return replace(self, fit=fit)
-
-
-@cache
-def _parsed(text: str, fit: str | None) -> JudgeSpec:
-    return JudgeSpec.parse(text, fit)
 
 
 @dataclass(frozen=True)

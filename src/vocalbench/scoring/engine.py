@@ -33,7 +33,7 @@ from vocalbench import catalog
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.concurrency import limiter
-from vocalbench.config import RunConfig, is_off
+from vocalbench.config import is_off
 from vocalbench.errors import CliError
 from vocalbench.judge import graders
 from vocalbench.judge.factory import build_judge
@@ -41,6 +41,7 @@ from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
@@ -198,7 +199,7 @@ class LimitedJudge:
 
 def resolve_judge(cfg: RunConfig) -> Judge:
     """The judge of the run's judge spec; errors are ``ComponentUnavailable``."""
-    return build_judge(JudgeSpec.of(cfg), concurrency=cfg.judge_concurrency, on_call=_book)
+    return build_judge(cfg.judge, concurrency=cfg.judge_concurrency, on_call=_book)
 
 
 def judge_identity(cfg: RunConfig, store: RunStore,
@@ -208,7 +209,7 @@ def judge_identity(cfg: RunConfig, store: RunStore,
     The id of a spec seen before is remembered in the store's meta, so re-scoring a finished run
     needs no judge at all; a new spec is resolved once to learn its id.
     """
-    spec = JudgeSpec.of(cfg)
+    spec = cfg.judge
     if spec.off:
         return JudgeState(spec), None
     known = store.get_meta("judge_ids", {}) or {}
@@ -501,7 +502,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
         if g is not None:
             add_intervals(summary, g)
         write_summary(folder.path, summary)
-        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,
+        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge.text, "scored_items": run.scored_items,
                                       "judge_calls": run.judge.calls if run.judge else 0})
     return summary
 
@@ -513,7 +514,7 @@ async def _acoustic_and_latency(run: _Run, subset: str) -> dict[str, SubsetResul
         from vocalbench.scoring.subsets.acoustic import AcousticScorer
 
         ac = AcousticScorer(run.cfg.lang)
-        key = evaluator_key(ac, None, {"asr": run.cfg.asr, "mos": run.cfg.mos})
+        key = evaluator_key(ac, None, {"asr": run.cfg.asr.text, "mos": run.cfg.mos.text})
         tally = ac.tally()
         if await run.stream(ACOUSTIC, subset, ac, key, tally):
             out.update(tally.results())

@@ -20,11 +20,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vocalbench import catalog
-from vocalbench.config import RunConfig, is_off
+from vocalbench.components.base import ComponentSpec
 from vocalbench.errors import InputError
 from vocalbench.files import write_json
 from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.records import Score
+from vocalbench.run_config import EVALUATORS, RunConfig
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring import dimensions as recipes
@@ -37,7 +38,6 @@ from vocalbench.scoring.stats import DEFAULT_RESAMPLES
 
 SCHEMA_VERSION = 1
 Number = int | float  # a JSON number as written (an int stays an int)
-EVALUATORS = ("asr", "mos", "emotion", "judge")
 
 
 class SummaryError(InputError):
@@ -194,33 +194,29 @@ def subset_row(r: SubsetResult, decided_by: Mapping[str, int] | None = None) -> 
     return row
 
 
-def is_paper(kind: str, spec: str) -> bool:
-    """Whether a component SPEC is the paper's model (see docs/scoring.md, "paper" profile); for
+def is_paper(spec: JudgeSpec | ComponentSpec) -> bool:
+    """Whether an evaluator's SPEC is the paper's model (see docs/scoring.md, "paper" profile); for
     the judge: ``paper``, or Qwen2.5-Max through ``openai:`` (:attr:`JudgeSpec.paper`)."""
-    spec = spec.strip()
-    if kind == "judge":
-        try:
-            return JudgeSpec.parse(spec).paper
-        except ValueError:
-            return False
-    return spec == "paper" or spec.startswith("paper:")
+    return spec.paper if isinstance(spec, JudgeSpec) else spec.profile == "paper"
 
 
 def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, Any] | None,
                imported_transcripts: int) -> dict[str, Any]:
     """Which evaluator did what; ``leaderboard_comparable`` only with the whole paper profile."""
     out: dict[str, Any] = {}
-    for kind in ("asr", "mos", "emotion"):
-        spec = str(getattr(cfg, kind))
+    for kind in EVALUATORS:
+        spec = cfg.component(kind)
         if kind in used:
             out[kind] = used[kind]
         else:
-            out[kind] = None if is_off(spec) else f"{spec} (not used)"
+            out[kind] = None if spec.off else f"{spec.text} (not used)"
     out["judge"] = None if judge.spec.off else judge.key
-    out["specs"] = {k: str(getattr(cfg, k)) for k in EVALUATORS}
+    specs: dict[str, JudgeSpec | ComponentSpec] = {**{k: cfg.component(k) for k in EVALUATORS},
+                                                  "judge": cfg.judge}
+    out["specs"] = {k: spec.text for k, spec in specs.items()}
     if imported_transcripts:
         out["asr_transcripts"] = f"imported with the outputs (json_asr) for {imported_transcripts} replies"
-    out["leaderboard_comparable"] = all(is_paper(k, str(getattr(cfg, k))) for k in EVALUATORS)
+    out["leaderboard_comparable"] = all(is_paper(spec) for spec in specs.values())
     if usage is not None:
         out["judge_usage"] = usage
     return out
@@ -235,7 +231,7 @@ def judge_provenance(cfg: RunConfig, judge: JudgeState, store: RunStore | None) 
 
     used = store.judge_rubrics(judge.id) if store is not None else {}
     out = judge_validity(judge.id, used).to_dict()
-    out["same_model_as_system"] = same_model(cfg.system, judge.spec, judge.id)
+    out["same_model_as_system"] = same_model(cfg.system.text, judge.spec, judge.id)
     return JudgeValidity.model_validate(out)
 
 
@@ -243,7 +239,7 @@ def unvalidated_dimensions(cfg: RunConfig, validity: JudgeValidity | None,
                            dimensions: dict[str, Number | None]) -> list[str]:
     """Dimensions built from a subset whose judged numbers are not validated (none for the paper's
     judge, which defines the benchmark's numbers rather than approximating them)."""
-    if validity is None or not validity.unvalidated_subsets or JudgeSpec.of(cfg).paper:
+    if validity is None or not validity.unvalidated_subsets or cfg.judge.paper:
         return []
     return [d for d, v in dimensions.items()
             if v is not None and any(s in validity.unvalidated_subsets for s in subsets_of(d, cfg.lang))]
@@ -275,7 +271,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
         meta.unvalidated_dimensions = unvalidated
     if seconds is not None:
         meta.scoring_seconds = round(seconds, 3)
-    return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system,
+    return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system.text,
                    subsets={n: subset_row(results[n], (decided_by or {}).get(n)) for n in names}, dimensions=dims.values,
                    overall=Overall.model_validate(overall_result(dims.values, cfg.protocol, dims.incomplete,
                                                                  lang=cfg.lang, unvalidated=unvalidated)),

@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-
 from vocalbench.records import Sample, Score
 from vocalbench.scoring import stats
 from vocalbench.scoring.base import SubsetResult
