@@ -27,8 +27,8 @@ from vocalbench.files import SAFE_ID, inside, write_atomic
 from vocalbench.limits import PARTIAL_TEXT_CHARS
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
+from vocalbench.retry import RetryPolicy, with_retries
 from vocalbench.run_config import RunConfig
-from vocalbench.runner.retry import RetryPolicy, with_retries
 from vocalbench.runner.store import RunStore
 from vocalbench.systems.base import Collected, System, collect
 
