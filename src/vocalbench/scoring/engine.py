@@ -454,7 +454,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
     scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
     ``components`` runs the evaluators (default: in this process).
     """
-    from vocalbench.scoring.subsets import scorer_for
+    from vocalbench.scoring.subsets import scorer_for, tally_of
 
     if not isinstance(folder, RunFolder):
         with RunFolder(folder) as held:
@@ -477,7 +477,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
         never: list[str] = []
         for name in report:
             sc = scorers[name]
-            tally = sc.tally()
+            tally = tally_of(sc, name)
             keep: dict[str, float] | None = {} if name in controls else None
             if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_state.key), tally, keep):
                 never.append(name)

@@ -28,7 +28,7 @@ from vocalbench.scoring.base import Tally
 from vocalbench.scoring.dimensions import dimension_order, recipe
 from vocalbench.scoring.overall import TERMS, Term
 from vocalbench.scoring.stats import DEFAULT_RESAMPLES, Statistic, interval, replicate_totals
-from vocalbench.scoring.subsets import scorer_for
+from vocalbench.scoring.subsets import scorer_for, tally_of
 from vocalbench.scoring.subsets.acoustic import AcousticTally
 from vocalbench.scoring.tally import MeanTally, column
 
@@ -122,7 +122,7 @@ def tally_for(subset: str, lang: str, protocol: str, metric: str | None = None) 
     a % metric)."""
     spec = catalog.find(subset)
     if spec is not None and lang in spec.items:
-        return scorer_for(subset, lang, protocol).tally()
+        return tally_of(scorer_for(subset, lang, protocol), subset)
     metric = metric or "mean_score"
     return MeanTally(metric, scale=100.0 if catalog.is_percent(subset, metric) else 1.0)
 

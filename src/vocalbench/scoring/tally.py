@@ -18,6 +18,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
+from vocalbench import catalog
 from vocalbench.records import Sample, Score
 from vocalbench.scoring import stats
 from vocalbench.scoring.base import SubsetResult
@@ -174,3 +175,51 @@ def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:
     """The mean main value of a compared subset × ``scale`` (None when it has none)."""
     values = deps[name]
     return round(stats.mean_value(sum(values.values()), len(values), scale), 4) if values else None
+
+
+class RatioTally(MeanTally):
+    """Σ numerator / Σ denominator × scale of the items' ``name`` score details (:class:`catalog.Ratio`);
+    an item whose score lacks either detail counts as unscored ``no_<denominator>``."""
+
+    def __init__(self, metric: str, numerator: str, denominator: str, name: str = MAIN, *, scale: float = 1.0) -> None:
+        super().__init__(metric, name, scale=scale)
+        self.numerator, self.denominator = numerator, denominator
+        self.below = 0.0  # Σ denominator
+
+    def _parts(self, score: Score | None) -> tuple[float, float] | None:
+        if score is None or not score.scored:
+            return None
+        num, den = score.details.get(self.numerator), score.details.get(self.denominator)
+        ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (num, den))
+        return (float(num), float(den)) if ok else None  # type: ignore[arg-type]
+
+    def add_score(self, score: Score | None) -> None:
+        parts = self._parts(score)
+        if parts is None or score is None:
+            if score is not None and score.scored:  # scored, but without the parts of the ratio
+                self.n += 1
+                self.reasons[f"no_{self.denominator}"] += 1
+                return
+            super().add_score(score)
+            return
+        self.n += 1
+        self.scored += 1
+        self.system_errors += bool(score.system_error)
+        self.total += parts[0]
+        self.below += parts[1]
+
+    def mean(self) -> float | None:
+        """The ratio × scale, rounded (None without a positive denominator)."""
+        return round(float(stats.mean_value(self.total, self.below, self.scale)), self.digits) if self.below else None
+
+    def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
+        parts = self._parts(pick(scores, self.name))
+        return {"sum": parts[0], "n": parts[1]} if parts is not None else {}
+
+
+def declared_tally(spec: catalog.SubsetSpec) -> MeanTally:
+    """The tally of a subset's declared :data:`catalog.Measure` (its metric's name on the row)."""
+    measure = spec.measure
+    if isinstance(measure, catalog.Ratio):
+        return RatioTally(spec.metric, measure.numerator, measure.denominator, measure.score, scale=measure.scale)
+    return MeanTally(spec.metric, measure.score, scale=100.0 if spec.percent else 1.0)
