@@ -24,7 +24,7 @@ from vocalbench.components.base import ComponentSpec
 from vocalbench.errors import InputError
 from vocalbench.files import write_json
 from vocalbench.judge.spec import JudgeSpec, JudgeState
-from vocalbench.records import Score
+from vocalbench.records import JudgeUsage, Score
 from vocalbench.run_config import EVALUATORS, RunConfig
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
@@ -99,6 +99,15 @@ class JudgeValidity(_Part):
     same_model_as_system: bool = False
 
 
+class DataSource(_Part):
+    """The Hub dataset a run's samples came from: the repository, the revision asked for (None:
+    the default branch) and the commit it resolved to (data/hub.py)."""
+
+    hf: str
+    requested: str | None = None
+    revision: str
+
+
 class Provenance(_Part):
     asr: str | None = None
     mos: str | None = None
@@ -107,11 +116,11 @@ class Provenance(_Part):
     specs: dict[str, str] = {}
     asr_transcripts: str | None = None  # only when transcripts came with the outputs
     leaderboard_comparable: bool = False
-    # the judge ledger per judge model (calls, cache_hits, errors, prompt/completion tokens, seconds),
-    # over every scoring pass of this run folder; only when the store logged judge calls
-    judge_usage: dict[str, Any] | None = None
+    # the judge ledger per judge model, over every scoring pass of this run folder; only when the
+    # store logged judge calls
+    judge_usage: dict[str, JudgeUsage] | None = None
     judge_validity: JudgeValidity | None = None  # only when a judge was used
-    data: dict[str, Any] | None = None  # only for a Hub dataset: {"hf", "requested", "revision"}
+    data: DataSource | None = None  # only for a Hub dataset
 
 
 class Meta(_Part):
@@ -200,7 +209,7 @@ def is_paper(spec: JudgeSpec | ComponentSpec) -> bool:
     return spec.paper if isinstance(spec, JudgeSpec) else spec.profile == "paper"
 
 
-def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, Any] | None,
+def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, JudgeUsage] | None,
                imported_transcripts: int) -> dict[str, Any]:
     """Which evaluator did what; ``leaderboard_comparable`` only with the whole paper profile."""
     out: dict[str, Any] = {}
@@ -260,7 +269,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     prov = Provenance.model_validate(provenance(cfg, components_used or {}, judge=judge, usage=usage,
                                                 imported_transcripts=imported_transcripts))
     if store is not None and store.get_meta(DATA_SOURCE):
-        prov.data = store.get_meta(DATA_SOURCE)  # the Hub dataset and commit (runner/folder.py)
+        prov.data = DataSource.model_validate(store.get_meta(DATA_SOURCE))  # the Hub dataset and commit (runner/folder.py)
     validity = judge_provenance(cfg, judge, store)
     if validity is not None:
         prov.judge_validity = validity
