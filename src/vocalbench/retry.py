@@ -40,56 +40,42 @@ def _retryable_status(code: int) -> bool:
     return code in (408, 409, 429) or code >= 500
 
 
+# (library, exception class) -> the failure it is, transient every one; a class's most specific
+# entry wins (its method resolution order), so a subclass may be told apart from its base
+_TRANSIENT: dict[tuple[str, str], str] = {
+    ("openai", "APITimeoutError"): "timeout", ("openai", "APIConnectionError"): "connection",
+    ("openai", "APIError"): "stream_error",  # an error event inside an SSE stream
+    ("httpx", "TimeoutException"): "timeout", ("httpx", "RemoteProtocolError"): "broken_stream",
+    ("httpx", "ReadError"): "broken_stream", ("httpx", "TransportError"): "connection",
+    ("aiohttp", "ClientPayloadError"): "broken_stream", ("aiohttp", "ServerDisconnectedError"): "broken_stream",
+    ("aiohttp", "ClientConnectionError"): "connection",
+    ("websockets", "ConnectionClosed"): "broken_stream", ("websockets", "WebSocketException"): "websocket",
+}
+# the classes whose exceptions carry the HTTP status of a refused request
+_STATUS = {("openai", "APIStatusError"), ("httpx", "HTTPStatusError"), ("aiohttp", "ClientResponseError"),
+           ("websockets", "InvalidStatus")}
+
+
+def _refused(exc: BaseException) -> Failure:
+    """The failure of a request refused with an HTTP status (and maybe a Retry-After header)."""
+    response = getattr(exc, "response", None)
+    code = getattr(exc, "status_code", None) or getattr(exc, "status", None) or getattr(response, "status_code", 0)
+    headers = getattr(response, "headers", None)
+    return Failure(f"http_{code}", _retryable_status(int(code)),
+                   retry_after(headers.get("retry-after")) if headers is not None else None)
+
+
 def classify(exc: BaseException) -> Failure:
-    """The :class:`Failure` of an exception raised by a network call (the libraries are imported
-    only when the exception could be theirs)."""
+    """The :class:`Failure` of an exception raised by a network call (OpenAI SDK, httpx, aiohttp,
+    websockets; recognised by class, so none of them is imported here)."""
     if isinstance(exc, TimeoutError):
         return Failure("timeout", True)
-    libraries = {cls.__module__.split(".")[0] for cls in type(exc).__mro__}  # whose exception it is
-    if "openai" in libraries:
-        import openai
-
-        if isinstance(exc, openai.APITimeoutError):
-            return Failure("timeout", True)
-        if isinstance(exc, openai.APIConnectionError):
-            return Failure("connection", True)
-        if isinstance(exc, openai.APIStatusError):
-            code = exc.status_code
-            wait = retry_after(exc.response.headers.get("retry-after") if exc.response is not None else None)
-            return Failure(f"http_{code}", _retryable_status(code), wait)
-        if isinstance(exc, openai.APIError):  # an error event inside an SSE stream
-            return Failure("stream_error", True)
-    if "httpx" in libraries:
-        import httpx
-
-        if isinstance(exc, httpx.TimeoutException):
-            return Failure("timeout", True)
-        if isinstance(exc, httpx.HTTPStatusError):
-            code = exc.response.status_code
-            return Failure(f"http_{code}", _retryable_status(code), retry_after(exc.response.headers.get("retry-after")))
-        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError)):
-            return Failure("broken_stream", True)
-        if isinstance(exc, httpx.TransportError):
-            return Failure("connection", True)
-    if "aiohttp" in libraries:
-        import aiohttp
-
-        if isinstance(exc, aiohttp.ClientResponseError):
-            return Failure(f"http_{exc.status}", _retryable_status(exc.status))
-        if isinstance(exc, (aiohttp.ClientPayloadError, aiohttp.ServerDisconnectedError)):
-            return Failure("broken_stream", True)
-        if isinstance(exc, aiohttp.ClientConnectionError):
-            return Failure("connection", True)
-    if "websockets" in libraries:
-        from websockets import exceptions as wsx
-
-        if isinstance(exc, wsx.ConnectionClosed):
-            return Failure("broken_stream", True)
-        if isinstance(exc, wsx.InvalidStatus):
-            code = exc.response.status_code
-            return Failure(f"http_{code}", _retryable_status(code))
-        if isinstance(exc, wsx.WebSocketException):
-            return Failure("websocket", True)
+    for cls in type(exc).__mro__:
+        key = (cls.__module__.split(".")[0], cls.__name__)
+        if key in _STATUS:
+            return _refused(exc)
+        if key in _TRANSIENT:
+            return Failure(_TRANSIENT[key], True)
     if isinstance(exc, (ConnectionError, OSError)):
         return Failure("connection", True)
     return Failure(type(exc).__name__, False)
