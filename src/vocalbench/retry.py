@@ -59,9 +59,9 @@ _STATUS = {("openai", "APIStatusError"), ("httpx", "HTTPStatusError"), ("aiohttp
 def _refused(exc: BaseException) -> Failure:
     """The failure of a request refused with an HTTP status (and maybe a Retry-After header)."""
     response = getattr(exc, "response", None)
-    code = getattr(exc, "status_code", None) or getattr(exc, "status", None) or getattr(response, "status_code", 0)
+    code = int(getattr(exc, "status_code", None) or getattr(exc, "status", None) or getattr(response, "status_code", 0))
     headers = getattr(response, "headers", None)
-    return Failure(f"http_{code}", _retryable_status(int(code)),
+    return Failure(f"http_{code}", _retryable_status(code),
                    retry_after(headers.get("retry-after")) if headers is not None else None)
 
 
