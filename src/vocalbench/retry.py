@@ -59,7 +59,8 @@ _STATUS = {("openai", "APIStatusError"), ("httpx", "HTTPStatusError"), ("aiohttp
 def _refused(exc: BaseException) -> Failure:
     """The failure of a request refused with an HTTP status (and maybe a Retry-After header)."""
     response = getattr(exc, "response", None)
-    code = int(getattr(exc, "status_code", None) or getattr(exc, "status", None) or getattr(response, "status_code", 0))
+    found = getattr(exc, "status_code", None) or getattr(exc, "status", None) or getattr(response, "status_code", 0)
+    code = found if isinstance(found, int) else 0
     headers = getattr(response, "headers", None)
     return Failure(f"http_{code}", _retryable_status(code),
                    retry_after(headers.get("retry-after")) if headers is not None else None)
