@@ -55,14 +55,15 @@ def samples(n: int, wav: Path, tag: str) -> list[Any]:
 async def _generate(work: Path, spec: str, items: list[Any], replicas: int | None, concurrency: int,
                     kill_after: int | None = None) -> dict[str, Any]:
     """Generate ``items``; ``replicas`` None: the local executor. Wall excludes start-up and warm-up."""
-    from vocalbench.config import RunConfig
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.generate import LocalExecutor, generate
     from vocalbench.runner.ray_executor import RayExecutor, Resources
     from vocalbench.runner.store import RunStore
     from vocalbench.systems import resolve
     from vocalbench.systems.options import SystemOptions
+    from vocalbench.systems.spec import SystemSpec
 
-    cfg = RunConfig(system=spec, quiet=True, concurrency=concurrency, latency_concurrency=concurrency, warmup=False,
+    cfg = RunConfig(system=SystemSpec.parse(spec), quiet=True, concurrency=concurrency, latency_concurrency=concurrency, warmup=False,
                     max_attempts=1, max_reply_tokens=48)
     options = SystemOptions(max_reply_tokens=48)
     executor: Any = (LocalExecutor(resolve(spec, options), cfg) if replicas is None

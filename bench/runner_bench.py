@@ -37,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 from vocalbench.audio import write
-from vocalbench.config import RunConfig
 from vocalbench.records import AudioRef, Sample
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.generate import LocalExecutor, generate
 from vocalbench.runner.store import RunStore
 from vocalbench.systems import resolve

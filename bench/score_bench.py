@@ -63,7 +63,7 @@ def cli(*argv: str) -> None:
 
 # -- 1. rule-based throughput ----------------------------------------------------------------------
 def bench_rule_based(shared: Path, work: Path, repeat: int) -> dict[str, float]:
-    from vocalbench.config import RunConfig
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.store import RunStore
     from vocalbench.scoring.base import ScoringContext
     from vocalbench.scoring.engine import score_run_sync
@@ -93,7 +93,7 @@ def bench_rule_based(shared: Path, work: Path, repeat: int) -> dict[str, float]:
     def engine() -> None:
         with sqlite3.connect(str(run / "store.sqlite")) as db:
             db.execute("DELETE FROM scores")
-        score_run_sync(run, RunConfig.load(run).model_copy(update={"judge": "none", "quiet": True}), progress=False)
+        score_run_sync(run, RunConfig.load(run).updated(judge="none", quiet=True), progress=False)
 
     t_engine, _ = timed(engine, repeat)
     mem_engine = traced_peak(engine)
@@ -158,11 +158,11 @@ def replicate(src: Path, dst: Path, copies: int) -> None:
 
 
 def bench_rescore(run: Path, spec: str, repeat: int) -> dict[str, float]:
-    from vocalbench.config import RunConfig
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.store import RunStore
     from vocalbench.scoring.engine import score_run_sync
 
-    cfg = RunConfig.load(run).model_copy(update={"judge": spec, "quiet": True})
+    cfg = RunConfig.load(run).updated(judge=spec, quiet=True)
 
     def load_store() -> int:
         with RunStore(run) as store:

@@ -20,12 +20,13 @@ LEAVES = {"scoring.text", "scoring.stats"}
 # Lowest first: a part may import only parts on its own level or below it.
 LAYERS: list[set[str]] = [
     {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts",
-     "catalog", *LEAVES},
+     "catalog", "retry", *LEAVES},
     {"data"},
     {"components"},
     {"systems"},
-    {"runner"},
     {"judge"},
+    {"run_config"},  # the run's configuration: its SPECs are the systems', components' and judge's types
+    {"runner"},
     {"scoring"},
     {"construct"},
     {"duplex"},

@@ -51,6 +51,27 @@ class Clustering:
 
 
 @dataclass(frozen=True)
+class Mean:
+    """A subset's number: the mean of its items' ``score`` (× 100 for a ``percent`` subset)."""
+
+    score: str = "main"
+
+
+@dataclass(frozen=True)
+class Ratio:
+    """A subset's number: Σ ``numerator`` / Σ ``denominator`` × ``scale`` over its items' ``score``
+    details (a corpus-level rate, e.g. edit distances over reference lengths)."""
+
+    numerator: str
+    denominator: str
+    scale: float = 1.0
+    score: str = "main"
+
+
+Measure = Mean | Ratio  # what a subset's row is, declared; a scorer's own ``tally()`` overrides it
+
+
+@dataclass(frozen=True)
 class SubsetSpec:
     """One subset, declared once.
 
@@ -75,7 +96,8 @@ class SubsetSpec:
     Release layout: ``layouts`` by language (:class:`Layout`); ``output_files``: other names of its
     file in official model outputs (``json/instruction.json``); ``legacy_ids``: Qid prefixes of
     outputs from before a rename, mapped onto its items by number (``chat-007``).
-    ``clustering``: how its items cluster for the bootstrap (:class:`Clustering`).
+    ``clustering``: how its items cluster for the bootstrap (:class:`Clustering`). ``measure``: its
+    row's number (:class:`Mean` by default, :class:`Ratio`), unless its scorer brings its own tally.
 
     Construction: ``spoken``: the language its queries are spoken in when it is not the release's
     (cs_knowledge_en: en). ``dialect``: its queries are spoken in the item's dialect. ``perturbed``:
@@ -108,6 +130,7 @@ class SubsetSpec:
     output_files: tuple[str, ...] = ()
     legacy_ids: tuple[str, ...] = ()
     clustering: Clustering = Clustering()
+    measure: Measure = Mean()
     spoken: str | None = None
     dialect: bool = False
     perturbed: bool = False

@@ -1,4 +1,4 @@
-"""Saved records: Sample, Reply, Timings, Score.
+"""Saved records: Sample, Reply, Timings, Score, JudgeUsage.
 
 Audio is always referenced by path (``AudioRef``), never embedded. Every record is a
 pydantic model so that what goes into the run store is validated and round-trips as JSON.
@@ -167,3 +167,16 @@ class Score(Record):
         if self.value is None:
             raise ValueError(f"{self.subset}/{self.sample_id} {self.name}: no value ({self.unscored or 'unscored'})")
         return self.value
+
+
+class JudgeUsage(Record):
+    """One judge model's ledger over every scoring pass of a run (summary.json
+    ``provenance.judge_usage``): verdicts requested from the endpoint (errors included), cache
+    hits, errors, prompt and completion tokens, seconds."""
+
+    calls: int = 0
+    cache_hits: int = 0
+    errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0

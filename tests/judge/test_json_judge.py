@@ -201,7 +201,7 @@ async def test_store_hook_and_id_carry_no_key(serve, tmp_path, monkeypatch):
     await judge.evaluate(BINARY, FIELDS, subset="safety", sample_id="s-1")
     assert v.value == 0.0 and judge.id == "m@127.0.0.1" and "sk-" not in judge.id
     usage = store.judge_usage()["m@127.0.0.1"]
-    assert (usage["calls"], usage["cache_hits"], usage["errors"]) == (1, 1, 0)
+    assert (usage.calls, usage.cache_hits, usage.errors) == (1, 1, 0)
 
 
 async def test_concurrency_limit_per_endpoint(serve, tmp_path):

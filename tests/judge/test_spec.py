@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from vocalbench.config import RunConfig
 from vocalbench.judge.spec import JudgeSpec, JudgeState
+from vocalbench.run_config import RunConfig
 
 
 @pytest.mark.parametrize("text, fit, spec", [
@@ -37,8 +37,8 @@ def test_no_judge_takes_no_fit_and_states_are_typed() -> None:
         JudgeSpec.parse("none", "f.json")
     assert JudgeSpec.parse("paper").paper and JudgeSpec.parse("openai:qwen-max-2025-01-25@http://x/v1").paper
     assert not JudgeSpec.parse("openai:qwen-plus").paper and not JudgeSpec.parse("local").paper
-    spec = JudgeSpec.of(RunConfig(judge="openai:m@http://h/v1", judge_fit="f.json"))
-    assert spec.key == "openai:m@http://h/v1 --fit f.json" and JudgeSpec.of(RunConfig(judge="none")).off
+    spec = RunConfig(judge="openai:m@http://h/v1", judge_fit="f.json").judge
+    assert spec.key == "openai:m@http://h/v1 --fit f.json" and RunConfig(judge="none").judge.off
     assert JudgeState(spec, "m+cal-1@h").key == "m+cal-1@h"
     assert JudgeState(spec, unavailable="no server").key == "unavailable:openai:m@http://h/v1"
     assert JudgeState(JudgeSpec("none")).key == "none"

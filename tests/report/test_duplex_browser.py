@@ -19,10 +19,10 @@ import pytest
 
 from vocalbench.audio import to_wav_bytes
 from vocalbench.components.vad import TurnSettings
-from vocalbench.config import RunConfig
 from vocalbench.duplex.run import add_scenarios, replay_all, score_all, write_result
 from vocalbench.duplex.scenarios import Part, Scenario
 from vocalbench.report.duplex import write_duplex_report
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 from vocalbench.systems import resolve
 from vocalbench.systems.options import SystemOptions

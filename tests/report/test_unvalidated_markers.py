@@ -60,7 +60,7 @@ def test_markers_in_markdown_console_and_html(run_factory: Any, tmp_path: Path) 
 
 
 def test_unvalidated_dimensions_follow_the_judged_subsets() -> None:
-    from vocalbench.config import RunConfig
+    from vocalbench.run_config import RunConfig
     from vocalbench.scoring.summary import JudgeValidity, unvalidated_dimensions
 
     validity = JudgeValidity(judge="qwen2.5-1.5b+cal@local", unvalidated_subsets={

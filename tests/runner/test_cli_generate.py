@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from release import knowledge_script, make_release
 
-from vocalbench.config import RunConfig
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 
 CLI = [sys.executable, "-m", "vocalbench.cli"]

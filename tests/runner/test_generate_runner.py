@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from vocalbench.audio import info
-from vocalbench.config import RunConfig
 from vocalbench.records import Sample
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.generate import LocalExecutor, RunAborted, generate
 from vocalbench.runner.store import RunStore
 from vocalbench.systems import resolve

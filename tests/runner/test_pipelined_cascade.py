@@ -10,8 +10,9 @@ import time
 
 import pytest
 
-from vocalbench.config import LOCAL_PIPELINE, RunConfig, system_defaults
+from vocalbench.config import LOCAL_PIPELINE, system_defaults
 from vocalbench.records import AudioRef, Sample
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.generate import LocalExecutor, generate
 from vocalbench.runner.store import RunStore
 from vocalbench.systems import resolve

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from release import knowledge_script, make_release
 
-from vocalbench.config import RunConfig
 from vocalbench.records import AudioRef, Sample
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.generate import generate
 from vocalbench.runner.store import RunStore
 
@@ -85,7 +85,7 @@ def test_a_killed_replica_is_replaced_and_nothing_is_lost(tmp_path, monkeypatch)
     script = knowledge_script(tmp_path / "replies.jsonl", n, delay=0.3)
     items = _samples(n, rel / "audio" / "knowledge" / "0000.wav")
     cfg = RunConfig(system=f"scripted:{script}", quiet=True, concurrency=2, max_attempts=1, warmup=False)
-    executor = RayExecutor(cfg.system, SystemOptions(), cfg, Resources(replicas=2, num_cpus=0.5))
+    executor = RayExecutor(cfg.system.text, SystemOptions(), cfg, Resources(replicas=2, num_cpus=0.5))
     with RunStore(tmp_path / "run") as store:
         store.add_samples(items)
         out = asyncio.run(_run_and_kill(store, items, cfg, executor, after=4))

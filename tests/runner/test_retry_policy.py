@@ -10,7 +10,7 @@ import openai
 import pytest
 
 from vocalbench.records import ErrorInfo
-from vocalbench.runner.retry import RetryPolicy, with_retries
+from vocalbench.retry import RetryPolicy, with_retries
 from vocalbench.systems.base import Collected, SystemFailure
 from vocalbench.systems.failures import classify
 
@@ -86,3 +86,79 @@ async def test_named_limits_bound_concurrency():
 
     await asyncio.gather(*(job() for _ in range(20)))
     assert peak == 3
+
+
+@pytest.mark.parametrize("exc", [_status_error(429), _status_error(409), _status_error(503), _status_error(400),
+                                 TimeoutError(), httpx.ConnectError("refused"), httpx.RemoteProtocolError("closed"),
+                                 ConnectionResetError(), KeyError("x"), ValueError("bad json")])
+def test_systems_judges_and_components_classify_alike(exc: BaseException) -> None:
+    """One classification: the systems' adapters, the judges and the chat components retry the same failures."""
+    from vocalbench.components.llm import is_transient
+    from vocalbench.retry import classify as shared
+
+    assert classify(exc) == shared(exc) and is_transient(exc) == shared(exc).retryable
+
+
+async def test_a_call_is_retried_with_jitter_until_it_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vocalbench.retry import Deadline, call_with_retries
+
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", no_wait)
+    answers = iter([_status_error(503), _status_error(429, {"retry-after": "3"}), "ok"])
+
+    async def call(deadline: Deadline) -> str:
+        got = next(answers)
+        if isinstance(got, BaseException):
+            raise got
+        return got
+
+    policy = RetryPolicy(max_attempts=4, base_delay=1.0, max_delay=8.0)
+    assert await call_with_retries(call, policy, Deadline(), random.Random(0)) == "ok"
+    assert 0.5 <= waits[0] <= 1.0 and waits[1] == 3.0  # full jitter, then the server's Retry-After
+
+
+async def test_permanent_errors_and_the_last_error_reach_the_caller(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vocalbench.retry import Deadline, call_with_retries
+
+    calls: list[int] = []
+
+    async def bad(deadline: Deadline) -> str:
+        calls.append(1)
+        raise _status_error(400)
+
+    async def down(deadline: Deadline) -> str:
+        calls.append(1)
+        raise _status_error(503)
+
+    policy = RetryPolicy(max_attempts=3, base_delay=0.001)
+    with pytest.raises(openai.APIStatusError, match="400"):
+        await call_with_retries(bad, policy, Deadline())
+    assert calls == [1]
+    with pytest.raises(openai.APIStatusError, match="503"):
+        await call_with_retries(down, policy, Deadline())
+    assert len(calls) == 4  # 1 + the 3 attempts
+
+
+async def test_the_deadline_bounds_attempts_and_waits_together(monkeypatch: pytest.MonkeyPatch) -> None:
+    from vocalbench.retry import Deadline, call_with_retries
+
+    async def slow_failure(deadline: Deadline) -> str:
+        deadline.spent += 4.0  # what the attempt measured
+        raise TimeoutError("endpoint timed out")
+
+    waits: list[float] = []
+
+    async def no_wait(seconds: float) -> None:
+        waits.append(seconds)
+
+    monkeypatch.setattr(asyncio, "sleep", no_wait)
+    deadline = Deadline(10.0)
+    with pytest.raises(TimeoutError, match="no result within 10 s"):
+        await call_with_retries(slow_failure, RetryPolicy(max_attempts=10, base_delay=4.0, max_delay=4.0), deadline,
+                                random.Random(1))
+    # 4 s, a wait of 2-4 s, 4 s: the deadline passed, so no third attempt and no second wait
+    assert deadline.passed and len(waits) == 1 and 2.0 <= waits[0] <= 4.0

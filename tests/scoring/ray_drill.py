@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vocalbench.config import RunConfig, cache_dir
+from vocalbench.config import cache_dir
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.folder import RunFolder
 from vocalbench.scoring.engine import score_run
 from vocalbench.scoring.ray_pools import RayComponents, evaluator_resources

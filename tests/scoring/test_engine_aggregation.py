@@ -8,7 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vocalbench.config import RunConfig
+from vocalbench.judge.spec import JudgeSpec
+from vocalbench.run_config import RunConfig
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import compute, preserve_rate
 from vocalbench.scoring.stats import mean_ci, ratio_ci
@@ -79,10 +80,10 @@ def test_summary_rows_follow_the_schema(tmp_path: Path) -> None:
     paper = RunConfig(asr="paper:/m/whisper", mos="paper", emotion="paper:/m/e2v",
                       judge="openai:qwen-max-2025-01-25@https://dashscope.example/v1")
     assert build_summary(paper, results).provenance.leaderboard_comparable is True
-    assert not is_paper("judge", "openai:qwen-plus@x") and is_paper("mos", "paper")
+    assert not is_paper(JudgeSpec.parse("openai:qwen-plus@x")) and is_paper(paper.mos)
     # --judge paper is the paper's judge too: with the paper's ASR, MOS and emotion, comparable
-    assert is_paper("judge", "paper")
-    assert build_summary(paper.model_copy(update={"judge": "paper"}), results).provenance.leaderboard_comparable
+    assert is_paper(JudgeSpec.parse("paper"))
+    assert build_summary(paper.updated(judge="paper"), results).provenance.leaderboard_comparable
     write_summary(tmp_path, summary)
     assert json.loads((tmp_path / "summary.json").read_text()) == s
     assert Summary.load(tmp_path / "summary.json").to_dict() == s  # typed both ways

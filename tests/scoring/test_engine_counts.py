@@ -11,8 +11,8 @@ import pytest
 from engine_fixtures import SHARED, cli, shared  # noqa: F401  (fixture)
 from spoken_replies import spoken_release
 
-from vocalbench.config import RunConfig
 from vocalbench.records import Reply
+from vocalbench.run_config import RunConfig
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.engine import Components, ScoringIncomplete, check_counts, score_run
 
@@ -35,7 +35,7 @@ def test_an_item_whose_evaluator_raised_is_counted_unscored(tmp_path: Path, shar
     run = tmp_path / "run"
     assert cli("generate", "--system", f"scripted:{script}", "--data", str(rel), "--lang", "en", "--out", str(run),
                "--quiet", "--no-warmup") == 0
-    cfg = RunConfig.load(run).model_copy(update={"judge": "none", "mos": "none", "emotion": "none", "quiet": True})
+    cfg = RunConfig.load(run).updated(judge="none", mos="none", emotion="none", quiet=True)
     failing = sorted(p.stem for p in (run / "audio").rglob("*.wav"))[1]
     summary = asyncio.run(score_run(run, cfg, progress=False, components=OneFailingTranscript(cfg, failing)))
     wer = summary.subsets["wer"]

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from engine_fixtures import LLAMA_OMNI, QWEN3_OMNI, cli, copy_outputs, isolated_cache, shared  # noqa: F401
 
-from vocalbench.config import RunConfig
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 
 EN_COUNTS = {"knowledge": 2000, "reasoning": 1000, "creativity": 400, "single_round": 200, "multi_round": 400,
@@ -23,7 +23,7 @@ def test_import_all_llama_omni_subsets(shared: Path, tmp_path: Path, capsys: pyt
     assert "single_round: 200 items, 200 replies, 0 missing, 0 empty, 0 with ASR transcript, 0 with audio, " \
            "200 ids mapped by index" in out
     cfg = RunConfig.load(run)
-    assert cfg.system == "LLaMA-Omni" and cfg.lang == "en"
+    assert cfg.system.text == "LLaMA-Omni" and cfg.lang == "en"
     with RunStore(run) as store:
         replies = store.replies()
         assert store.counts()["samples"] == sum(EN_COUNTS.values()) == len(replies) == 5800

@@ -44,7 +44,7 @@ def test_zh_knowledge_judge_scores_real_items(shared: Path, tmp_path: Path) -> N
     assert cli("score", str(run), "--judge", "local", "--quiet") == 0
     with RunStore(run) as store:
         scores = {(s.subset, s.sample_id): s for s in store.scores() if s.name == "main"}
-        assert not any(u["calls"] for u in store.judge_usage().values())  # the graders decided them all
+        assert not any(u.calls for u in store.judge_usage().values())  # the graders decided them all
     for r in rows:
         s = scores[(r["subset"], r["id"])]
         assert s.unscored is None and s.system_error is None, (r["id"], s.unscored)
@@ -72,7 +72,7 @@ def test_zh_knowledge_judge_scores_real_items(shared: Path, tmp_path: Path) -> N
     with RunStore(run) as store:
         scores = {(s.subset, s.sample_id): s for s in store.scores() if s.name == "main"}
         usage = [u for judge, u in store.judge_usage().items() if "+unfitted@" in judge]
-    assert usage and usage[0]["calls"] >= 4 and usage[0]["cache_hits"] == 0 and usage[0]["prompt_tokens"] > 0
+    assert usage and usage[0].calls >= 4 and usage[0].cache_hits == 0 and usage[0].prompt_tokens > 0
     for r in rows:
         s = scores[(r["subset"], r["id"])]
         assert s.value in (0.0, 1.0) and s.judge is not None and "main" in json.loads(s.judge.raw)

@@ -1,6 +1,6 @@
-"""A subset declared in this one module (its scorer, its tally, its declaration) flows through
-``vocalbench import``, ``score``, ``summary.json``, ``list subsets`` and ``report`` with no other
-file touched: every layer reads the declaration (docs/extending.md)."""
+"""A subset declared in this one module (its scorer and its declaration, whose measure gives its
+number) flows through ``vocalbench import``, ``score``, ``summary.json``, ``list subsets`` and
+``report`` with no other file touched: every layer reads the declaration (docs/extending.md)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from vocalbench import catalog
-from vocalbench.catalog import SubsetSpec, declare
+from vocalbench.catalog import Ratio, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.subsets.rules import ScorerIdentity, failed, scored, system_failure
-from vocalbench.scoring.tally import MAIN, MeanTally
+from vocalbench.scoring.tally import MAIN
 
 
 class Echo(ScorerIdentity):
@@ -34,8 +34,18 @@ class Echo(ScorerIdentity):
         hit = (sample.reference or "").lower() in (reply.text or "").lower()
         return [scored(sample, MAIN, self.ref, float(hit), rule="substring")]
 
-    def tally(self) -> MeanTally:
-        return MeanTally("accuracy", scale=100)
+
+class Misspelt(ScorerIdentity):
+    """Rule-based: the letters of the reference the reply gets wrong, over the reference's letters."""
+
+    version = "1"
+    uses_judge = False
+    id = "misspelt"
+
+    async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]:
+        ref, got = (sample.reference or "").lower(), (reply.text if reply is not None else "") or ""
+        wrong = sum(a != b for a, b in zip(ref, got.lower().ljust(len(ref))))
+        return [scored(sample, MAIN, self.ref, wrong / len(ref), wrong=wrong, letters=len(ref))]
 
 
 @pytest.fixture
@@ -101,3 +111,36 @@ def test_an_undeclared_subset_is_unknown() -> None:
 
     with pytest.raises(KeyError, match="no subset 'echo'"):
         scorer_for("echo", "en")
+
+
+def test_a_metric_is_one_declaration(tmp_path: Path) -> None:
+    """A corpus-level rate (Σ wrong letters / Σ letters × 100), declared as the subset's ``measure``:
+    no tally written, its row's value and interval are the statistics graph's."""
+    from vocalbench.cli import main
+    from vocalbench.report.runs import load_run
+    from vocalbench.scoring import graph
+
+    declare(SubsetSpec("misspelt", {"en": 3}, "letter_error_rate", "letters of the reference spelt wrong",
+                       lambda subset, lang, protocol: Misspelt(), required=("Answer",),
+                       measure=Ratio("wrong", "letters", scale=100)))
+    try:
+        data = tmp_path / "en"
+        (data / "json").mkdir(parents=True)
+        words = ["apple", "pear", "plum"]
+        (data / "json" / "misspelt.json").write_text(json.dumps([
+            {"Qid": f"misspelt-{i}", "Audio": f"misspelt/misspelt-{i}.wav", "Question": f"Spell {w}.", "Answer": w}
+            for i, w in enumerate(words)]), encoding="utf-8")
+        outputs = tmp_path / "outputs.jsonl"
+        outputs.write_text("\n".join(json.dumps({"subset": "misspelt", "id": f"misspelt-{i}", "text": t})
+                                     for i, t in enumerate(["appel", "pear", "plumb"])), encoding="utf-8")
+        run = tmp_path / "run"
+        assert main(["import", "--format", "jsonl", "--outputs", str(outputs), "--data", str(data), "--lang", "en",
+                     "--out", str(run), "--system", "speller"]) == 0
+        assert main(["score", str(run), "--judge", "none", "--asr", "none", "--mos", "none", "--emotion", "none",
+                     "--quiet"]) == 0
+        row = json.loads((run / "summary.json").read_text(encoding="utf-8"))["subsets"]["misspelt"]
+        assert (row["metric"], row["value"], row["n"], row["scored"]) == ("letter_error_rate", round(2 / 13 * 100, 4), 3, 3)
+        got = graph.evaluate(load_run(run).graph)["subset:misspelt"]
+        assert row["ci95"] == got.rounded()[1] and row["ci95"][0] <= row["value"] <= row["ci95"][1]
+    finally:
+        catalog.forget("misspelt")

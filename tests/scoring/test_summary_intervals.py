@@ -1,5 +1,5 @@
-"""Scoring writes the intervals summary.json's subsets rows cannot carry, once, with the statistics
-graph's bootstrap: ``meta.dimension_ci95`` (a dimension of several subsets) and ``overall.ci95``."""
+"""Scoring writes every interval of summary.json once, with the statistics graph's bootstrap: the
+subsets rows' ``ci95``, ``meta.dimension_ci95`` (a dimension of several subsets) and ``overall.ci95``."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from vocalbench.report.runs import load_run
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring import graph
 from vocalbench.scoring.overall import overall_result
-from vocalbench.scoring.summary import Overall, SubsetRow, Summary, add_intervals, write_summary
+from vocalbench.scoring.summary import Overall, SubsetRow, Summary, add_intervals, item_graph, write_summary
 
 KEY = "knowledge@test"
 
@@ -45,24 +45,21 @@ def test_the_overall_interval_is_the_graphs(tmp_path: Path) -> None:
     store, acc = _knowledge_run(tmp_path / "run")
     summary = _summary(round(acc, 4))
     assert summary.overall.value is not None and summary.overall.ci95 is None
-    add_intervals(summary, store, [("knowledge", KEY)])
+    g = item_graph(store, [("knowledge", KEY)], lang="en", protocol="v2")
+    assert g is not None
+    add_intervals(summary, g)
     scores = {(s.subset, s.sample_id): {s.name: s} for s in store.scores("knowledge", evaluator=KEY)}
     g = graph.build(scores, {(s.subset, s.id): s for s in store.samples()}, lang="en", protocol="v2", version="v2",
                     dimensions=summary.dimensions)
+    estimates = graph.evaluate(g)
     point, (lo, hi) = graph.intervals(g, 1000, 0)["overall"]
     assert point == pytest.approx(float(summary.overall.value), abs=1e-3)
+    assert summary.subsets["knowledge"].ci95 == estimates["subset:knowledge"].rounded()[1]
     assert summary.overall.ci95 == [round(lo, 4), round(hi, 4)] and lo < point < hi
     assert summary.meta.dimension_ci95 == {}  # en knowledge copies its row: the row's ci95 is its CI
     body = json.loads(write_summary(tmp_path / "run", summary).read_text(encoding="utf-8"))
     assert body["overall"]["ci95"] == summary.overall.ci95
     assert Summary.load(tmp_path / "run" / "summary.json").overall_ci() == (round(lo, 4), round(hi, 4))
-
-
-def test_no_interval_for_a_value_the_items_do_not_give(tmp_path: Path) -> None:
-    store, acc = _knowledge_run(tmp_path / "run")
-    summary = _summary(round(acc, 4) - 10.0)  # not what the item scores give
-    add_intervals(summary, store, [("knowledge", KEY)])
-    assert summary.overall.ci95 is None and "ci95" not in summary.to_dict()["overall"]
 
 
 def test_zh_knowledge_interval_written_by_score(shared: Path, tmp_path: Path) -> None:  # noqa: F811

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from vocalbench.audio import first_audible
-from vocalbench.config import RunConfig
 from vocalbench.records import Reply, Timings
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.generate import LocalExecutor, generate
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.subsets.latency import aggregate_latency

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from vocalbench.config import RunConfig
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.generate import LocalExecutor, generate
 from vocalbench.runner.store import RunStore
 from vocalbench.systems import resolve

@@ -13,7 +13,7 @@ from vocalbench.duplex.replay import CHUNK_MS
 from vocalbench.duplex.run import Warmup
 
 if TYPE_CHECKING:
-    from vocalbench.config import RunConfig
+    from vocalbench.run_config import RunConfig
     from vocalbench.duplex.scenarios import Scenario
     from vocalbench.runner.folder import RunFolder
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vocalbench.commands.lists import add_subsets
-from vocalbench.config import RunConfig
+from vocalbench.run_config import RunConfig
 
 if TYPE_CHECKING:
     from vocalbench.runner.folder import RunFolder
@@ -20,12 +20,23 @@ if TYPE_CHECKING:
 
 def _default(field: str) -> object:
     """A RunConfig field's default: flags not given leave it to the config (one place for defaults)."""
-    return RunConfig.model_fields[field].default
+    return RunConfig.model_fields[field].get_default(call_default_factory=True)
+
+
+def _system_flag(text: str) -> str:
+    """``--system``: a SPEC of a registered system kind (checked here, before anything is written)."""
+    from vocalbench.systems.spec import SystemSpec
+
+    try:
+        SystemSpec.parse(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     """The flags of ``generate`` and ``run`` (README.md, Commands)."""
-    p.add_argument("--system", default=_default("system"), help=f"system SPEC (default: {_default('system')}; see docs/systems.md)")
+    p.add_argument("--system", type=_system_flag, default=str(_default("system")), help=f"system SPEC (default: {_default('system')}; see docs/systems.md)")
     p.add_argument("--data", default=_default("data"), help="official-layout folder, parquet folder or built-in set (mini)")
     p.add_argument("--lang", choices=("en", "zh", "both"), default=None,
                    help="language; 'both' writes RUN/en and RUN/zh (default: both for mini, else en)")

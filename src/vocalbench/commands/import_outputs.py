@@ -100,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
 def import_duplex(args: argparse.Namespace, root: Path) -> int:
     """``--format fdb|replays``: the recordings under ``root`` as a duplex run in ``--out``."""
-    from vocalbench.config import RunConfig
+    from vocalbench.run_config import RunConfig
     from vocalbench.duplex.imports import RecordingError, import_recordings
     from vocalbench.duplex.run import add_scenarios
     from vocalbench.duplex.scenarios import MANIFEST, write_manifest

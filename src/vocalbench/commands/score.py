@@ -2,7 +2,8 @@
 [--executor ray [--ray-address ADDR] [--evaluator-replicas asr=2,...] [--evaluator-gpus asr=0.5,...]]``.
 
 (Re)scores a run folder; only missing work is done. ``--judge`` / ``--protocol`` update the run's
-``config.json`` (the summary always uses the current config's evaluators); ``--subsets`` limits
+``config.json`` (the summary always uses the current config's evaluators) once every flag is valid:
+a bad flag leaves the run folder as it was; ``--subsets`` limits
 what is scored now without changing the run. ``--dry-run`` prints the judge calls the pass would
 make and changes nothing (not even ``config.json``).
 """
@@ -83,13 +84,13 @@ def execute(args: argparse.Namespace) -> Summary | None:
     from pydantic import ValidationError
 
     from vocalbench.commands.generate import fit_path
-    from vocalbench.config import RunConfig
     from vocalbench.errors import CliError, validation_message
     from vocalbench.runner.folder import RunFolder
     from vocalbench.scoring.engine import score_run_sync
 
     if args.executor != "ray":
         check_local(args)
+    plan = ray_plan(args) if args.executor == "ray" else None  # every flag is checked before anything is written
     with RunFolder(args.run, write=not args.dry_run) as folder:  # a dry run writes nothing: no lock
         try:
             cfg = folder.config()
@@ -104,7 +105,7 @@ def execute(args: argparse.Namespace) -> Summary | None:
             updates["judge_fit"] = fit_path(args.fit)
         if updates:
             try:
-                cfg = RunConfig.model_validate({**cfg.model_dump(), **updates})
+                cfg = cfg.updated(**updates)
             except ValidationError as exc:
                 raise CliError(f"invalid option {validation_message(exc, FLAGS)}") from None
             if not args.dry_run:
@@ -123,10 +124,10 @@ def execute(args: argparse.Namespace) -> Summary | None:
             dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
             return None
         try:
-            if args.executor == "ray":
+            if plan is not None:
                 from vocalbench.scoring.ray_pools import score_on_ray
 
-                summary = score_on_ray(folder, cfg, ray_plan(args), address=args.ray_address, subsets=subsets,
+                summary = score_on_ray(folder, cfg, plan, address=args.ray_address, subsets=subsets,
                                        progress=not args.quiet)
             else:
                 summary = score_run_sync(folder, cfg, subsets=subsets, progress=not args.quiet)

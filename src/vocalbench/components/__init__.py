@@ -14,9 +14,12 @@ from __future__ import annotations
 import inspect
 import threading
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from vocalbench import parts
+
+if TYPE_CHECKING:
+    from vocalbench.components.base import ComponentSpec
 
 KINDS = ("asr", "tts", "mos", "emotion", "judge", "llm", "encoder")
 # kind -> (registered name used by offline/local, registered name used by paper)
@@ -104,6 +107,48 @@ _LOCKS: dict[tuple[str, str, str], threading.Lock] = {}
 _GUARD = threading.Lock()
 
 
+def _target(parsed: ComponentSpec) -> tuple[parts.Entry, list[str | None]] | None:
+    """The part a parsed SPEC names (a registered one, or a plug-in factory named ``module:attr``)
+    and its factory's arguments (None: the SPEC turns the component off); ValueError for a profile
+    its kind lacks or a name no part of its kind has."""
+    kind = parsed.kind
+    if parsed.profile == "none":
+        return None
+    offline, paper = PROFILES[kind]
+    args: list[str | None] = []
+    if parsed.profile == "offline":
+        name = offline
+    elif parsed.profile == "paper":
+        if paper is None:
+            raise ValueError(f"{kind}: there is no paper profile (use offline or openai:MODEL[@URL])")
+        name, args = paper, [parsed.path] if parsed.path else []
+    elif parsed.profile == "openai":
+        name, args = "openai", [parsed.model, parsed.base_url]
+    else:
+        name, args = parsed.profile, [parsed.model] if parsed.model else []
+    try:
+        return parts.get(kind, name), args
+    except KeyError:
+        named = parts.direct(kind, parsed.text)  # a plug-in factory named as module:attr
+        if named is None:
+            known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none", "module:attr",
+                               *(e.name for e in parts.entries(kind))])
+            raise ValueError(f"unknown {kind} SPEC '{parsed.text}' (use one of: {known})") from None
+        return named[0], []
+
+
+def parse_spec(kind: str, spec: str) -> ComponentSpec:
+    """A component SPEC parsed and checked against the registered parts of its kind (nothing is
+    loaded): what ``--asr``/``--mos``/``--emotion`` take. ValueError naming the SPEC when it is not one."""
+    from vocalbench.components.base import ComponentSpec
+
+    if kind not in KINDS:
+        raise ValueError(f"unknown component kind '{kind}' (known: {', '.join(KINDS)})")
+    parsed = ComponentSpec.parse(kind, spec)
+    _target(parsed)
+    return parsed
+
+
 def resolve(kind: str, spec: str, **opts: object) -> Any:
     """The component instance for ``spec`` (memoised per (kind, spec, opts) within the process).
 
@@ -124,33 +169,13 @@ def resolve(kind: str, spec: str, **opts: object) -> Any:
             return _INSTANCES[key]
         parsed = ComponentSpec.parse(kind, spec)
         opts = {**parsed.options, **opts}  # a preset (``offline:official``) is a factory option
-        args: list[str | None] = []
-        if parsed.profile == "none":
+        target = _target(parsed)
+        if target is None:
             instance: object = Disabled(kind)
         else:
-            offline, paper = PROFILES[kind]
-            if parsed.profile == "offline":
-                name = offline
-            elif parsed.profile == "paper":
-                if paper is None:
-                    raise ValueError(f"{kind}: there is no paper profile (use offline or openai:MODEL[@URL])")
-                name = paper
-                args = [parsed.path] if parsed.path else []
-            elif parsed.profile == "openai":
-                name = "openai"
-                args = [parsed.model, parsed.base_url]
-            else:
-                name = parsed.profile
-                args = [parsed.model] if parsed.model else []
-            try:
-                factory = parts.get(kind, name).load()
-            except KeyError:
-                named = parts.direct(kind, spec)  # a plug-in factory named as module:attr
-                if named is None:
-                    known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none", "module:attr",
-                                       *(e.name for e in parts.entries(kind))])
-                    raise ValueError(f"unknown {kind} SPEC '{spec}' (use one of: {known})") from None
-                factory, args = named[0].load(), []
+            entry, args = target
+            name = entry.name
+            factory = entry.load()
             if kind == "llm" and name == "openai":
                 opts = {"key_env": ("VOCALBENCH_SYSTEM_API_KEY", "OPENAI_API_KEY"), **opts}
             try:

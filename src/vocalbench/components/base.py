@@ -138,14 +138,26 @@ class ComponentSpec:
     path: str | None = None
     base_url: str | None = None
     options: dict[str, str] = field(default_factory=dict)
+    text: str = field(default="", compare=False)  # the SPEC as given (what config.json records)
 
     @classmethod
     def parse(cls, kind: str, spec: str) -> ComponentSpec:
-        spec = spec.strip()
+        """The parts of a SPEC (which registered part it names is :func:`vocalbench.components.parse_spec`'s)."""
+        return replace(cls._parse(kind, spec.strip()), text=spec.strip())
+
+    @property
+    def off(self) -> bool:
+        return self.profile == "none"
+
+    def __str__(self) -> str:
+        return self.text
+
+    @classmethod
+    def _parse(cls, kind: str, spec: str) -> ComponentSpec:
         rest, sep, last = spec.rpartition(":")
         preset = PRESETS.get(kind, {}).get(last) if sep else None
         if preset is not None:
-            return replace(cls.parse(kind, rest), options=dict(preset))
+            return replace(cls._parse(kind, rest), options=dict(preset))
         if spec in ("local", "offline", "default"):
             return cls(kind, "offline")
         if is_off(spec):

@@ -21,6 +21,7 @@ from urllib.parse import urlparse
 
 from vocalbench.components.base import ChatResult
 from vocalbench.limits import CHAT_REPLY_BYTES, ERROR_BODY_BYTES
+from vocalbench.retry import classify
 
 ERROR_TEXT_CHARS = 300  # of an endpoint's error, kept in a verdict's trace or a reply's error
 _OPEN: set[asyncio.Task[None]] = set()  # the tasks that close a client when its loop ends
@@ -210,14 +211,9 @@ def _first_token_logprobs(choice: dict[str, Any]) -> dict[str, float] | None:
 
 
 def is_transient(exc: BaseException) -> bool:
-    """Worth retrying: rate limits, server errors, timeouts, connection failures."""
-    import openai
-
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError, asyncio.TimeoutError)):
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in (408, 409, 429) or exc.status_code >= 500
-    return False
+    """Worth retrying (:func:`vocalbench.retry.classify`): rate limits, server errors, timeouts,
+    connection failures."""
+    return classify(exc).retryable
 
 
 class LocalServerChat(OpenAIChat):

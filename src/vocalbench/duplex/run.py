@@ -316,6 +316,6 @@ def _rate_relevance(rated: list[tuple[Scenario, str, list[Any], dict[str, Any]]]
 
 def is_duplex_run(run_dir: Path) -> bool:
     """Whether a run folder holds a duplex run (its config has a ``duplex`` record)."""
-    from vocalbench.config import saved_records
+    from vocalbench.run_config import saved_records
 
     return "duplex" in saved_records(run_dir)

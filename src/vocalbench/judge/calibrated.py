@@ -301,29 +301,26 @@ class CalibratedJudge(Judge):
     async def _ask(self, messages: list[dict[str, str]], spent: _Spent) -> ChatResult:
         """One question, retried on transient endpoint errors with backoff, within what is left of
         the verdict's ``call_seconds`` (``spent``: the verdict's time in attempts and waits so far,
-        not its queueing for the endpoint; past it a ``TimeoutError``); others propagate."""
-        from vocalbench.components.llm import is_transient
+        not its queueing for the endpoint; past it a ``TimeoutError``); others propagate. The one
+        retry policy: :mod:`vocalbench.retry`."""
+        from vocalbench.retry import Deadline, RetryPolicy, call_with_retries
 
-        for attempt in range(self.max_attempts):
-            if attempt:
-                pause = max(0.0, min(self.max_backoff, self.backoff * 2 ** (attempt - 1), self.call_seconds - spent.seconds))
-                await asyncio.sleep(pause)
-                spent.seconds += pause
-            if spent.seconds >= self.call_seconds:
-                raise TimeoutError(f"no verdict within {self.call_seconds:g} s")
-            try:
-                async with endpoint_semaphore(self.endpoint, self.concurrency):
-                    started = time.perf_counter()
-                    try:
-                        async with asyncio.timeout(self.call_seconds - spent.seconds):
-                            return await self.llm.chat(messages, max_tokens=self.max_tokens, temperature=0.0,
-                                                       seed=self.seed, top_logprobs=TOP_LOGPROBS)
-                    finally:
-                        spent.seconds += time.perf_counter() - started
-            except Exception as exc:  # noqa: BLE001 - transient ones are retried, the rest re-raised
-                if not is_transient(exc) or attempt == self.max_attempts - 1:
-                    raise
-        raise AssertionError("unreachable")
+        async def once(deadline: Deadline) -> ChatResult:
+            async with endpoint_semaphore(self.endpoint, self.concurrency):
+                started = time.perf_counter()
+                try:
+                    async with asyncio.timeout(deadline.left):
+                        return await self.llm.chat(messages, max_tokens=self.max_tokens, temperature=0.0,
+                                                   seed=self.seed, top_logprobs=TOP_LOGPROBS)
+                finally:
+                    deadline.spent += time.perf_counter() - started
+
+        deadline = Deadline(self.call_seconds, spent.seconds)
+        try:
+            return await call_with_retries(once, RetryPolicy(self.max_attempts, self.backoff, self.max_backoff),
+                                           deadline)
+        finally:
+            spent.seconds = deadline.spent
 
     async def evaluate(self, rubric: Rubric, fields: dict[str, str], *, subset: str, sample_id: str,
                        evidence: Evidence | None = None) -> Verdict:

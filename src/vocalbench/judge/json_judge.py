@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import random
 import re
 import time
 from collections.abc import Callable
@@ -284,7 +285,8 @@ class Judge:
                         evidence: Evidence | None = None) -> Verdict:
         """Judge one item against ``rubric`` as the official judge is asked (``evidence`` of the
         rules-first graders is not used here); never raises for endpoint or reply problems."""
-        from vocalbench.components.llm import error_text, is_transient
+        from vocalbench.components.llm import error_text
+        from vocalbench.retry import Deadline, RetryPolicy, classify
 
         messages = self.messages(rubric, fields)
         prompt_hash, trace, hit = self.lookup(rubric, messages, subset, sample_id)
@@ -296,32 +298,38 @@ class Judge:
         error = "judge_unavailable"
         tokens = [0, 0]
         seconds = 0.0
-        spent = 0.0  # of call_seconds: time in attempts and backoff (not queueing for the endpoint)
+        # the one retry policy (vocalbench.retry): jittered backoff, its classification, and the
+        # verdict's deadline over attempts and waits (not queueing for the endpoint)
+        policy = RetryPolicy(self.max_attempts, self.backoff, self.max_backoff)
+        rng, deadline = random.Random(), Deadline(self.call_seconds)
+        wait_hint: float | None = None  # the last transient failure's Retry-After
         for attempt in range(self.max_attempts):
             if attempt:
-                pause = min(self.max_backoff, self.backoff * 2 ** (attempt - 1), self.call_seconds - spent)
+                pause = deadline.bound(policy.delay(attempt, rng, wait_hint))
                 await asyncio.sleep(pause)
-                spent += pause
-            if spent >= self.call_seconds:
+                deadline.spent += pause
+            if deadline.passed:
                 error, raw = "judge_unavailable", f"no verdict within {self.call_seconds:g} s"
                 break
             t0 = started = time.perf_counter()
             try:
                 async with endpoint_semaphore(self.endpoint, self.concurrency):
                     started = time.perf_counter()
-                    async with asyncio.timeout(self.call_seconds - spent):
+                    async with asyncio.timeout(deadline.left):
                         res = await self.complete(sent)
             except Exception as exc:  # noqa: BLE001 - classified below: transient or not
                 seconds += time.perf_counter() - t0
-                spent += time.perf_counter() - started
-                if is_transient(exc):
-                    error, raw = "judge_unavailable", error_text(exc)
+                deadline.spent += time.perf_counter() - started
+                failure = classify(exc)
+                if failure.retryable:
+                    error, raw, wait_hint = "judge_unavailable", error_text(exc), failure.retry_after
                     continue
                 error = f"judge_error:{type(exc).__name__}"
                 self._log(subset, sample_id, prompt_hash, False, (None, None), seconds, error)
                 return Verdict(None, trace(error_text(exc)), error=error)
             seconds += res.seconds
-            spent += time.perf_counter() - started
+            deadline.spent += time.perf_counter() - started
+            wait_hint = None
             tokens[0] += res.prompt_tokens or 0
             tokens[1] += res.completion_tokens or 0
             value, kept = self.read(rubric, res)

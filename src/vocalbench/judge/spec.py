@@ -12,11 +12,10 @@ paper's judge), ``none`` (``off``): no judge, and plug-ins (``plugin``): the nam
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from functools import cache
 from typing import Literal, get_args
 
 from vocalbench import parts
-from vocalbench.config import OFF, RunConfig
+from vocalbench.config import OFF
 
 JudgeKind = Literal["local", "gguf", "local-json", "openai", "paper", "none", "plugin"]
 KINDS: tuple[str, ...] = get_args(JudgeKind)
@@ -59,11 +58,6 @@ class JudgeSpec:
             return cls("plugin", model=spec, fit=fit)
         raise ValueError(f"unknown judge SPEC '{text}' (use one of: {SPECS})")
 
-    @classmethod
-    def of(cls, cfg: RunConfig) -> JudgeSpec:
-        """The judge spec of a run's config (parsed once per SPEC and fit in a process)."""
-        return _parsed(cfg.judge, cfg.judge_fit)
-
     @property
     def text(self) -> str:
         """The SPEC itself (without its fit): what ``--judge`` takes."""
@@ -94,11 +88,6 @@ class JudgeSpec:
 
     def with_fit(self, fit: str | None) -> JudgeSpec:
         return replace(self, fit=fit)
-
-
-@cache
-def _parsed(text: str, fit: str | None) -> JudgeSpec:
-    return JudgeSpec.parse(text, fit)
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
-from vocalbench.config import RunConfig, saved_records
 from vocalbench.errors import InputError
 from vocalbench.records import Sample
+from vocalbench.run_config import RunConfig, saved_records
 from vocalbench.runner import lock
 from vocalbench.runner.fingerprint import sync_release
 from vocalbench.runner.store import RunStore
@@ -133,7 +133,7 @@ class RunFolder:
         return saved_records(self.path)
 
     def save_config(self, cfg: RunConfig, records: Mapping[str, object]) -> Path:
-        """Write config.json: the config and ``records`` (config.RECORD_KEYS); no secrets."""
+        """Write config.json: the config and ``records`` (run_config.RECORD_KEYS); no secrets."""
         self._hold()
         return cfg.save(self.path, extra=dict(records))
 

@@ -23,12 +23,12 @@ import numpy as np
 
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
-from vocalbench.config import RunConfig, is_local_system
 from vocalbench.files import SAFE_ID, inside, write_atomic
 from vocalbench.limits import PARTIAL_TEXT_CHARS
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import AudioRef, Reply, Sample
-from vocalbench.runner.retry import RetryPolicy, with_retries
+from vocalbench.retry import RetryPolicy, with_retries
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 from vocalbench.systems.base import Collected, System, collect
 
@@ -288,7 +288,7 @@ async def generate(
             bar = bars.task("generate", len(todo), note="0 failed")
             if todo and cfg.warmup:
                 # a local cascade's stages take one query each: one call warms them all (per replica)
-                calls = 1 if is_local_system(cfg.system) else max(cfg.concurrency, cfg.latency_concurrency)
+                calls = 1 if cfg.system.local else max(cfg.concurrency, cfg.latency_concurrency)
                 res.warmup = await _warmup(executor, todo[0], calls * width)
                 store.set_meta("warmup", res.warmup)
             gc.collect()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from vocalbench import catalog
-from vocalbench.config import RunConfig
 from vocalbench.data.outputs import (
     ImportStats,
     OutputFileError,
@@ -18,9 +17,11 @@ from vocalbench.data.outputs import (
     official_replies,
 )
 from vocalbench.records import Reply, Sample
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.generate import reply_index, reuse_reply
 from vocalbench.runner.store import RunStore
+from vocalbench.systems.spec import SystemSpec
 
 
 def reuse_replies(store: RunStore, samples: list[Sample], source: str) -> int:
@@ -60,9 +61,9 @@ def _import(folder: RunFolder, fmt: str, outputs: Path, data: str, lang: str, sy
         cfg = folder.config()
         if cfg.lang != lang:
             raise ValueError(f"{out}: existing run is lang {cfg.lang}, cannot import {lang} outputs into it")
-        cfg = cfg.model_copy(update={"system": system or cfg.system, "data": _data_ref(folder.pinned(data))})
+        cfg = cfg.updated(system=system or cfg.system, data=_data_ref(folder.pinned(data)))
     else:  # no reply cap: the replies were not generated here
-        cfg = RunConfig(system=system or f"imported:{outputs.name}", data=_data_ref(folder.pinned(data)),
+        cfg = RunConfig(system=SystemSpec.read(system or f"imported:{outputs.name}"), data=_data_ref(folder.pinned(data)),
                         lang=lang, max_reply_tokens=None)  # type: ignore[arg-type]
     store = folder.store
     redone = folder.begin(data, samples, redo=redo_changed)

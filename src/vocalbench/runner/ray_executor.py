@@ -25,9 +25,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vocalbench.config import RunConfig, cache_dir
+from vocalbench.config import cache_dir
 from vocalbench.limits import ReplyLimits
 from vocalbench.records import ErrorInfo, Sample
+from vocalbench.run_config import RunConfig
 from vocalbench.systems.base import Collected
 from vocalbench.systems.options import SystemOptions
 

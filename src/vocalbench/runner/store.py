@@ -27,7 +27,7 @@ from typing import Any, Self, cast
 
 from vocalbench.errors import DISK_FULL_HINT, InputError
 from vocalbench.files import create_database
-from vocalbench.records import Reply, Sample, Score
+from vocalbench.records import JudgeUsage, Reply, Sample, Score
 from vocalbench.redact import redact
 
 SCHEMA = """
@@ -338,7 +338,7 @@ class RunStore:
              None if error is None else redact(error)),
         )
 
-    def judge_usage(self) -> dict[str, dict[str, Any]]:
+    def judge_usage(self) -> dict[str, JudgeUsage]:
         """The judge ledger per judge model: verdicts requested from the endpoint (``calls``, errors
         included), ``cache_hits``, ``errors``, prompt/completion tokens and seconds."""
         rows = self._exec(
@@ -346,9 +346,8 @@ class RunStore:
             " SUM(completion_tokens), SUM(seconds) FROM judge_calls GROUP BY model ORDER BY model"
         ).fetchall()
         return {
-            model: {"calls": calls or 0, "cache_hits": hits or 0, "errors": errors or 0,
-                    "prompt_tokens": prompt or 0, "completion_tokens": completion or 0,
-                    "seconds": round(seconds or 0.0, 3)}
+            model: JudgeUsage(calls=calls or 0, cache_hits=hits or 0, errors=errors or 0, prompt_tokens=prompt or 0,
+                              completion_tokens=completion or 0, seconds=round(seconds or 0.0, 3))
             for model, calls, hits, errors, prompt, completion, seconds in rows
         }
 

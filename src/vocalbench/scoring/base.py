@@ -91,9 +91,3 @@ class ItemScorer(Protocol):
 
     async def score(self, sample: Sample, reply: Reply | None, ctx: ScoringContext) -> list[Score]: ...
 
-
-class SubsetScorer(ItemScorer, Protocol):
-
-    def tally(self) -> Tally:
-        """A fresh streaming aggregate for this scorer's subset."""
-        ...

@@ -33,7 +33,7 @@ from vocalbench import catalog
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.concurrency import limiter
-from vocalbench.config import RunConfig, is_off
+from vocalbench.config import is_off
 from vocalbench.errors import CliError
 from vocalbench.judge import graders
 from vocalbench.judge.factory import build_judge
@@ -41,10 +41,11 @@ from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.judge.spec import JudgeSpec, JudgeState
 from vocalbench.progress import Bar, Bars
 from vocalbench.records import Reply, Sample, Score
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import Adds, ItemScorer, Judge, ScoringContext, SubsetResult
-from vocalbench.scoring.summary import Summary, add_intervals, build_summary, write_summary
+from vocalbench.scoring.summary import Summary, add_intervals, build_summary, item_graph, take_values, write_summary
 from vocalbench.scoring.tally import main_values
 
 log = logging.getLogger(__name__)
@@ -198,7 +199,7 @@ class LimitedJudge:
 
 def resolve_judge(cfg: RunConfig) -> Judge:
     """The judge of the run's judge spec; errors are ``ComponentUnavailable``."""
-    return build_judge(JudgeSpec.of(cfg), concurrency=cfg.judge_concurrency, on_call=_book)
+    return build_judge(cfg.judge, concurrency=cfg.judge_concurrency, on_call=_book)
 
 
 def judge_identity(cfg: RunConfig, store: RunStore,
@@ -208,7 +209,7 @@ def judge_identity(cfg: RunConfig, store: RunStore,
     The id of a spec seen before is remembered in the store's meta, so re-scoring a finished run
     needs no judge at all; a new spec is resolved once to learn its id.
     """
-    spec = JudgeSpec.of(cfg)
+    spec = cfg.judge
     if spec.off:
         return JudgeState(spec), None
     known = store.get_meta("judge_ids", {}) or {}
@@ -453,7 +454,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
     scores under the current evaluators (subsets never scored are listed in ``meta.not_scored``).
     ``components`` runs the evaluators (default: in this process).
     """
-    from vocalbench.scoring.subsets import scorer_for
+    from vocalbench.scoring.subsets import scorer_for, tally_of
 
     if not isinstance(folder, RunFolder):
         with RunFolder(folder) as held:
@@ -476,7 +477,7 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
         never: list[str] = []
         for name in report:
             sc = scorers[name]
-            tally = sc.tally()
+            tally = tally_of(sc, name)
             keep: dict[str, float] | None = {} if name in controls else None
             if not await run.stream(name, name, sc, evaluator_key(sc, run.judge_state.key), tally, keep):
                 never.append(name)
@@ -489,14 +490,19 @@ async def score_run(folder: RunFolder | str | Path, cfg: RunConfig, *, subsets: 
             if name in timed:
                 results.update(await _acoustic_and_latency(run, name))
 
+        g = item_graph(store, run.counted, lang=cfg.lang, protocol=cfg.protocol,
+                       metrics={name: row.metric for name, row in results.items()})
+        if g is not None:  # every value and interval is the statistics graph's
+            take_values(results, g)
         summary = build_summary(
             cfg, results, store=store, components_used=dict(run.comps.used), judge=run.judge_state,
             not_scored=never, imported_transcripts=_imported_transcripts(store, report, cfg.protocol),
             seconds=time.monotonic() - started, decided_by=run.decided_by,
         )
-        add_intervals(summary, store, run.counted)
+        if g is not None:
+            add_intervals(summary, g)
         write_summary(folder.path, summary)
-        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge, "scored_items": run.scored_items,
+        store.set_meta("last_score", {"protocol": cfg.protocol, "judge": cfg.judge.text, "scored_items": run.scored_items,
                                       "judge_calls": run.judge.calls if run.judge else 0})
     return summary
 
@@ -508,7 +514,7 @@ async def _acoustic_and_latency(run: _Run, subset: str) -> dict[str, SubsetResul
         from vocalbench.scoring.subsets.acoustic import AcousticScorer
 
         ac = AcousticScorer(run.cfg.lang)
-        key = evaluator_key(ac, None, {"asr": run.cfg.asr, "mos": run.cfg.mos})
+        key = evaluator_key(ac, None, {"asr": run.cfg.asr.text, "mos": run.cfg.mos.text})
         tally = ac.tally()
         if await run.stream(ACOUSTIC, subset, ac, key, tally):
             out.update(tally.results())

@@ -27,8 +27,8 @@ from vocalbench.records import Sample, Score
 from vocalbench.scoring.base import Tally
 from vocalbench.scoring.dimensions import dimension_order, recipe
 from vocalbench.scoring.overall import TERMS, Term
-from vocalbench.scoring.stats import Statistic, interval, replicate_totals
-from vocalbench.scoring.subsets import scorer_for
+from vocalbench.scoring.stats import DEFAULT_RESAMPLES, Statistic, interval, replicate_totals
+from vocalbench.scoring.subsets import scorer_for, tally_of
 from vocalbench.scoring.subsets.acoustic import AcousticTally
 from vocalbench.scoring.tally import MeanTally, column
 
@@ -122,7 +122,7 @@ def tally_for(subset: str, lang: str, protocol: str, metric: str | None = None) 
     a % metric)."""
     spec = catalog.find(subset)
     if spec is not None and lang in spec.items:
-        return scorer_for(subset, lang, protocol).tally()
+        return tally_of(scorer_for(subset, lang, protocol), subset)
     metric = metric or "mean_score"
     return MeanTally(metric, scale=100.0 if catalog.is_percent(subset, metric) else 1.0)
 
@@ -149,9 +149,12 @@ def _combined(name: str, parts: Sequence[Statistic], fn: Callable[[list[Any]], A
 
 
 def build(scores: Mapping[Key, Mapping[str, Score]], samples: Mapping[Key, Sample], *, lang: str, protocol: str,
-          version: str, dimensions: Mapping[str, float | None], metrics: Mapping[str, str] | None = None) -> Graph:
-    """The graph of one run: its items' scores (by key and score name) and samples, the summary's
-    dimension values (the overall's fixed terms) and metrics (of subsets not declared here)."""
+          version: str | None = None, dimensions: Mapping[str, float | None] | None = None,
+          metrics: Mapping[str, str] | None = None) -> Graph:
+    """The graph of one run: its items' scores (by key and score name) and samples, and the metrics
+    of subsets not declared here. With the summary's ``dimensions`` (the overall's fixed terms) it
+    holds the overall of ``version`` too; scoring adds it later (:func:`add_overall`), once the
+    dimensions are known from the graph's own subset values."""
     graph = Graph(ClusterTable())
     keys_by_subset: dict[str, list[Key]] = {}
     for key in scores:
@@ -183,7 +186,8 @@ def build(scores: Mapping[Key, Mapping[str, Score]], samples: Mapping[Key, Sampl
     graph.stats |= {s.name: s for s in acoustic.statistics(columns)}
     for dim in dimension_order(lang):
         _dimension(graph, dim, lang)
-    _overall(graph, lang, version, dimensions)
+    if dimensions is not None:
+        add_overall(graph, lang, version or protocol, dimensions)
     return graph
 
 
@@ -202,7 +206,7 @@ def _dimension(graph: Graph, dim: str, lang: str) -> None:
     graph.stats[f"dimension:{dim}"] = _combined(f"dimension:{dim}", parts, how.fn, note)
 
 
-def _overall(graph: Graph, lang: str, version: str, dimensions: Mapping[str, float | None]) -> None:
+def add_overall(graph: Graph, lang: str, version: str, dimensions: Mapping[str, float | None]) -> None:
     """The overall from item-level terms, with the summary's values for the rest."""
     clarity = "per" if lang == "zh" else "wer"
     defined = TERMS.get(version, TERMS["v2"])
@@ -248,22 +252,45 @@ def point_value(graph: Graph, name: str) -> float | None:
     return v if math.isfinite(v) else None
 
 
-def intervals(graph: Graph, resamples: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
-    """Point value and 95 % CI of every statistic (clusters resampled within their strata)."""
+@dataclass(frozen=True)
+class Estimate:
+    """A statistic's value on the full data and its 95 % CI (None with fewer than two clusters)."""
+
+    value: float
+    ci95: tuple[float, float] | None
+
+    def rounded(self, digits: int = 4) -> tuple[float, list[float] | None]:
+        """(value, [lo, hi]) rounded as summary.json writes them."""
+        ci = [round(self.ci95[0], digits), round(self.ci95[1], digits)] if self.ci95 is not None else None
+        return round(self.value, digits), ci
+
+
+def evaluate(graph: Graph, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> dict[str, Estimate]:
+    """Every statistic's value and 95 % CI from one bootstrap pass (clusters resampled within their
+    strata): the one place summary.json's, the report's and the repeats' numbers come from. A
+    statistic whose value is undefined on the full data (no items, a zero denominator) is left out."""
     table = graph.table
     if not graph.stats or not table.clusters:
         return {}
     idx = {c: i for i, c in enumerate(table.columns)}
     tot = replicate_totals(table.matrix(table.clusters, table.columns), resamples=resamples, seed=seed,
                            strata=table.strata)
-    out: dict[str, tuple[float, tuple[float, float]]] = {}
+    out: dict[str, Estimate] = {}
     for name, stat in graph.stats.items():
-        with np.errstate(invalid="ignore", divide="ignore"):
-            ci = interval(stat.fn(tot[:, [idx[c] for c in stat.columns]]))
         point = point_value(graph, name)
-        if ci is not None and point is not None:
-            out[name] = (point, ci)
+        if point is None:
+            continue
+        ci = None
+        if len(table.holding(stat.columns)) >= 2:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                ci = interval(stat.fn(tot[:, [idx[c] for c in stat.columns]]))
+        out[name] = Estimate(point, ci)
     return out
+
+
+def intervals(graph: Graph, resamples: int, seed: int) -> dict[str, tuple[float, tuple[float, float]]]:
+    """Point value and 95 % CI of every statistic that has one (:func:`evaluate`)."""
+    return {name: (e.value, e.ci95) for name, e in evaluate(graph, resamples, seed).items() if e.ci95 is not None}
 
 
 def group_values(items: Iterable[tuple[Sample, list[Score]]], tally: Tally, subset: str,

@@ -15,11 +15,10 @@ from typing import NoReturn
 
 from vocalbench import catalog
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.config import RunConfig
 from vocalbench.judge.factory import build_judge
 from vocalbench.judge.plan import LOCAL_SECONDS_PER_REQUEST, JudgePlan, PlanningJudge, SubsetPlan, tokenizer_name
-from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, Reply, Sample, Score
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.base import ItemScorer, ScoringContext
 
@@ -93,7 +92,7 @@ async def plan_judge(cfg: RunConfig, *, store: RunStore | None = None, samples: 
     from vocalbench.scoring.engine import _selected, evaluator_key
     from vocalbench.scoring.subsets import scorer_for
 
-    spec = JudgeSpec.of(cfg)
+    spec = cfg.judge
     if spec.off:
         return None
     # the judge as it would be, starting nothing: the local server would start on its first request

@@ -20,10 +20,10 @@ from typing import Any
 
 from vocalbench.components import resolve_evaluator
 from vocalbench.components.base import ComponentUnavailable
-from vocalbench.config import RunConfig, is_off
+from vocalbench.config import is_off
 from vocalbench.judge.factory import build_judge
 from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
-from vocalbench.judge.spec import JudgeSpec
+from vocalbench.run_config import RunConfig
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.ray_executor import ActorPool, Resources, placement, start_ray, stop_ray
 from vocalbench.scoring.base import Judge
@@ -113,7 +113,7 @@ class JudgeActor:
 
     async def start(self) -> dict[str, object]:
         try:
-            self.judge = build_judge(JudgeSpec.of(self.cfg), concurrency=self.cfg.judge_concurrency, on_call=_collect)
+            self.judge = build_judge(self.cfg.judge, concurrency=self.cfg.judge_concurrency, on_call=_collect)
         except ComponentUnavailable as exc:
             return {**placement(), "unavailable": Unavailable(exc.reason, str(exc))}
         return {**placement(), "id": str(self.judge.id)}

@@ -13,7 +13,6 @@ keys of a later version are ignored, a key of the wrong type is an error naming 
 from __future__ import annotations
 
 import json
-import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from vocalbench import catalog
-from vocalbench.config import RunConfig, is_off
+from vocalbench.components.base import ComponentSpec
 from vocalbench.errors import InputError
 from vocalbench.files import write_json
 from vocalbench.judge.spec import JudgeSpec, JudgeState
-from vocalbench.records import Score
+from vocalbench.records import JudgeUsage, Score
+from vocalbench.run_config import EVALUATORS, RunConfig
 from vocalbench.runner.folder import DATA_SOURCE
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring import dimensions as recipes
@@ -36,10 +36,8 @@ from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import TERMS, overall_result
 from vocalbench.scoring.stats import DEFAULT_RESAMPLES
 
-log = logging.getLogger(__name__)
 SCHEMA_VERSION = 1
 Number = int | float  # a JSON number as written (an int stays an int)
-EVALUATORS = ("asr", "mos", "emotion", "judge")
 
 
 class SummaryError(InputError):
@@ -121,6 +119,15 @@ class JudgeValidity(_Part):
     same_model_as_system: bool = False
 
 
+class DataSource(_Part):
+    """The Hub dataset a run's samples came from: the repository, the revision asked for (None:
+    the default branch) and the commit it resolved to (data/hub.py)."""
+
+    hf: str
+    requested: str | None = None
+    revision: str
+
+
 class Provenance(_Part):
     asr: str | None = None
     mos: str | None = None
@@ -129,11 +136,11 @@ class Provenance(_Part):
     specs: dict[str, str] = {}
     asr_transcripts: str | None = None  # only when transcripts came with the outputs
     leaderboard_comparable: bool = False
-    # the judge ledger per judge model (calls, cache_hits, errors, prompt/completion tokens, seconds),
-    # over every scoring pass of this run folder; only when the store logged judge calls
-    judge_usage: dict[str, Any] | None = None
+    # the judge ledger per judge model, over every scoring pass of this run folder; only when the
+    # store logged judge calls
+    judge_usage: dict[str, JudgeUsage] | None = None
     judge_validity: JudgeValidity | None = None  # only when a judge was used
-    data: dict[str, Any] | None = None  # only for a Hub dataset: {"hf", "requested", "revision"}
+    data: DataSource | None = None  # only for a Hub dataset
 
 
 class Meta(_Part):
@@ -216,33 +223,29 @@ def subset_row(r: SubsetResult, decided_by: Mapping[str, int] | None = None) -> 
     return row
 
 
-def is_paper(kind: str, spec: str) -> bool:
-    """Whether a component SPEC is the paper's model (see docs/scoring.md, "paper" profile); for
+def is_paper(spec: JudgeSpec | ComponentSpec) -> bool:
+    """Whether an evaluator's SPEC is the paper's model (see docs/scoring.md, "paper" profile); for
     the judge: ``paper``, or Qwen2.5-Max through ``openai:`` (:attr:`JudgeSpec.paper`)."""
-    spec = spec.strip()
-    if kind == "judge":
-        try:
-            return JudgeSpec.parse(spec).paper
-        except ValueError:
-            return False
-    return spec == "paper" or spec.startswith("paper:")
+    return spec.paper if isinstance(spec, JudgeSpec) else spec.profile == "paper"
 
 
-def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, Any] | None,
+def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, JudgeUsage] | None,
                imported_transcripts: int) -> dict[str, Any]:
     """Which evaluator did what; ``leaderboard_comparable`` only with the whole paper profile."""
     out: dict[str, Any] = {}
-    for kind in ("asr", "mos", "emotion"):
-        spec = str(getattr(cfg, kind))
+    for kind in EVALUATORS:
+        spec = cfg.component(kind)
         if kind in used:
             out[kind] = used[kind]
         else:
-            out[kind] = None if is_off(spec) else f"{spec} (not used)"
+            out[kind] = None if spec.off else f"{spec.text} (not used)"
     out["judge"] = None if judge.spec.off else judge.key
-    out["specs"] = {k: str(getattr(cfg, k)) for k in EVALUATORS}
+    specs: dict[str, JudgeSpec | ComponentSpec] = {**{k: cfg.component(k) for k in EVALUATORS},
+                                                  "judge": cfg.judge}
+    out["specs"] = {k: spec.text for k, spec in specs.items()}
     if imported_transcripts:
         out["asr_transcripts"] = f"imported with the outputs (json_asr) for {imported_transcripts} replies"
-    out["leaderboard_comparable"] = all(is_paper(k, str(getattr(cfg, k))) for k in EVALUATORS)
+    out["leaderboard_comparable"] = all(is_paper(spec) for spec in specs.values())
     if usage is not None:
         out["judge_usage"] = usage
     return out
@@ -257,7 +260,7 @@ def judge_provenance(cfg: RunConfig, judge: JudgeState, store: RunStore | None) 
 
     used = store.judge_rubrics(judge.id) if store is not None else {}
     out = judge_validity(judge.id, used).to_dict()
-    out["same_model_as_system"] = same_model(cfg.system, judge.spec, judge.id)
+    out["same_model_as_system"] = same_model(cfg.system.text, judge.spec, judge.id)
     return JudgeValidity.model_validate(out)
 
 
@@ -265,7 +268,7 @@ def unvalidated_dimensions(cfg: RunConfig, validity: JudgeValidity | None,
                            dimensions: dict[str, Number | None]) -> list[str]:
     """Dimensions built from a subset whose judged numbers are not validated (none for the paper's
     judge, which defines the benchmark's numbers rather than approximating them)."""
-    if validity is None or not validity.unvalidated_subsets or JudgeSpec.of(cfg).paper:
+    if validity is None or not validity.unvalidated_subsets or cfg.judge.paper:
         return []
     return [d for d, v in dimensions.items()
             if v is not None and any(s in validity.unvalidated_subsets for s in subsets_of(d, cfg.lang))]
@@ -286,7 +289,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     prov = Provenance.model_validate(provenance(cfg, components_used or {}, judge=judge, usage=usage,
                                                 imported_transcripts=imported_transcripts))
     if store is not None and store.get_meta(DATA_SOURCE):
-        prov.data = store.get_meta(DATA_SOURCE)  # the Hub dataset and commit (runner/folder.py)
+        prov.data = DataSource.model_validate(store.get_meta(DATA_SOURCE))  # the Hub dataset and commit (runner/folder.py)
     validity = judge_provenance(cfg, judge, store)
     if validity is not None:
         prov.judge_validity = validity
@@ -297,54 +300,61 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
         meta.unvalidated_dimensions = unvalidated
     if seconds is not None:
         meta.scoring_seconds = round(seconds, 3)
-    return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system,
+    return Summary(lang=cfg.lang, protocol=cfg.protocol, system=cfg.system.text,
                    subsets={n: subset_row(results[n], (decided_by or {}).get(n)) for n in names}, dimensions=dims.values,
                    overall=Overall.model_validate(overall_result(dims.values, cfg.protocol, dims.incomplete,
                                                                  lang=cfg.lang, unvalidated=unvalidated)),
                    provenance=prov, meta=meta)
 
 
-def _agrees(point: float, value: float) -> bool:
-    """Whether the graph's point value is the summary's (rounding aside)."""
-    return abs(point - value) <= max(0.02, 0.002 * abs(value))
-
-
-def add_intervals(summary: Summary, store: RunStore, evaluators: Sequence[tuple[str, str]], *,
-                  resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> None:
-    """Give ``summary`` the 95 % CIs its subsets rows do not carry: those of the dimensions built
-    from several subsets (``meta.dimension_ci95``) and of the overall (``overall.ci95``). They are
-    the statistics graph's (:mod:`vocalbench.scoring.graph`: clusters resampled within their
-    strata, :mod:`vocalbench.scoring.stats`) on the item scores of ``evaluators`` ((subset,
-    evaluator key) pairs: the scores the summary counted). A statistic whose point value is not
-    the summary's gets no interval (logged), so no interval ever belongs to another number."""
+def item_graph(store: RunStore, evaluators: Sequence[tuple[str, str]], *, lang: str, protocol: str,
+               metrics: Mapping[str, str] | None = None) -> graph.Graph | None:
+    """The statistics graph (:mod:`vocalbench.scoring.graph`) of the item scores of ``evaluators``
+    ((subset, evaluator key) pairs: the scores the summary counts); None when there are none."""
     scores: dict[tuple[str, str], dict[str, Score]] = {}
     for subset, key in evaluators:
         for sc in store.scores(subset, evaluator=key):
             scores.setdefault((sc.subset, sc.sample_id), {})[sc.name] = sc
-    if not scores:
-        return
     samples = {(s.subset, s.id): s for s in store.samples() if (s.subset, s.id) in scores}
-    g = graph.build(scores, samples, lang=summary.lang, protocol=summary.protocol,
-                    version=summary.overall.version or summary.protocol, dimensions=summary.dimensions,
-                    metrics={name: row.metric for name, row in summary.subsets.items() if row.metric})
-    cis = graph.intervals(g, resamples, seed)
+    scores = {k: v for k, v in scores.items() if k in samples}  # the run's items only, as the tallies count
+    if not scores:
+        return None
+    return graph.build(scores, samples, lang=lang, protocol=protocol, metrics=metrics)
 
-    def checked(name: str, value: Number | None) -> list[Number] | None:
-        got = cis.get(name)
-        if got is None or value is None:
-            return None
-        if not _agrees(got[0], float(value)):
-            log.warning("%s: item scores give %.4f, the summary %.4f; no interval written", name, got[0], value)
-            return None
-        return [round(got[1][0], 4), round(got[1][1], 4)]
 
-    dims = {d: ci for d, v in summary.dimensions.items()
-            if recipes.ci_row(d, summary.lang) is None and (ci := checked(f"dimension:{d}", v)) is not None}
+def row_statistic(row: str) -> str:
+    """The graph statistic behind a ``subsets`` row (the acoustic rows are dimensions of their own)."""
+    return f"dimension:{row}" if row in ("utmos", "wer", "per") else f"subset:{row}"
+
+
+def take_values(results: dict[str, SubsetResult], g: graph.Graph) -> None:
+    """Give every row the graph holds a statistic for the graph's value (rounded as written); the
+    rest (the latency medians) keep their tally's."""
+    for name, row in results.items():
+        stat = row_statistic(name)
+        if stat in g.stats:
+            point = graph.point_value(g, stat)
+            row.value = round(point, 4) if point is not None else None
+
+
+def add_intervals(summary: Summary, g: graph.Graph, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> None:
+    """Give ``summary`` its 95 % CIs from one pass of the statistics graph ``g`` (clusters resampled
+    within their strata, :mod:`vocalbench.scoring.stats`): every subsets row the graph holds, the
+    dimensions built from several subsets (``meta.dimension_ci95``) and the overall (``overall.ci95``,
+    its terms without item scores fixed at the summary's values)."""
+    graph.add_overall(g, summary.lang, summary.overall.version or summary.protocol, summary.dimensions)
+    estimates = graph.evaluate(g, resamples, seed)
+    for name, row in summary.subsets.items():
+        got = estimates.get(row_statistic(name))
+        if got is not None:
+            row.ci95 = got.rounded()[1]
+    dims = {d: ci for d, v in summary.dimensions.items() if v is not None and recipes.ci_row(d, summary.lang) is None
+            and (got := estimates.get(f"dimension:{d}")) is not None and (ci := got.rounded()[1]) is not None}
     if dims:
         summary.meta.dimension_ci95 = dims
-    overall = checked("overall", summary.overall.value)
-    if overall is not None:
-        summary.overall.ci95 = overall
+    overall = estimates.get("overall")
+    if overall is not None and summary.overall.value is not None:
+        summary.overall.ci95 = overall.rounded()[1]
 
 
 def write_summary(run_dir: str | Path, summary: Summary) -> Path:

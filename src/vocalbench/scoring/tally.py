@@ -1,5 +1,7 @@
-"""Streaming aggregates of a subset's scores: each item is added once (a store page at a time), the
-result row holds the value, its bootstrap CI (:mod:`vocalbench.scoring.stats`) and the counts.
+"""Streaming counts of a subset's scores: each item is added once (a store page at a time), the
+result row holds the counts (items, scored, unscored reasons, system errors), the subset's own
+``extra`` figures and a running value; the value and CI summary.json writes are the statistics
+graph's (:mod:`vocalbench.scoring.graph`), from the same item sums.
 
 ``MeanTally`` is the mean of one named score; ``GroupedTally`` adds means per group; subsets
 subclass them for their own ``extra`` figures. ``main_values`` gives what a dependent subset
@@ -12,17 +14,15 @@ the pure function that turns their totals into the tally's value, for the report
 
 from __future__ import annotations
 
-from array import array
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-import numpy as np
-
+from vocalbench import catalog
 from vocalbench.records import Sample, Score
 from vocalbench.scoring import stats
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_ci, mean_value
+from vocalbench.scoring.stats import Statistic, mean_value
 
 MAIN = "main"
 Sums = dict[str, float]  # what one item adds to the per-cluster column sums, by column name
@@ -82,15 +82,16 @@ class RunningMean:
 class MeanTally:
     """The mean of one named score over a subset's items, fed one item at a time.
 
-    It keeps counts, unscored reasons and the scored values (8 bytes per item, for the bootstrap
-    CI), never the records, so scoring memory does not grow with the records' size. ``n`` counts
+    It keeps counts, unscored reasons and the running total of the scored values, never the
+    records or the values, so scoring memory does not grow with the test set. ``n`` counts
     items; an item without this score counts as unscored ``missing``. Scorers subclass it to
     add their own ``extra`` figures.
     """
 
     def __init__(self, metric: str, name: str = MAIN, *, scale: float = 1.0, digits: int = 4) -> None:
         self.metric, self.name, self.scale, self.digits = metric, name, scale, digits
-        self.values = array("d")
+        self.total = 0.0
+        self.scored = 0
         self.n = 0
         self.system_errors = 0
         self.reasons: Counter[str] = Counter()
@@ -103,23 +104,23 @@ class MeanTally:
         if score is None:
             self.reasons["missing"] += 1
         elif score.scored:
-            self.values.append(score.number)
+            self.total += score.number
+            self.scored += 1
             self.system_errors += bool(score.system_error)
         else:
             self.reasons[score.unscored or "missing"] += 1
 
     def mean(self) -> float | None:
         """Mean of the scored values × scale, rounded (None when nothing is scored)."""
-        if not self.values:
+        if not self.scored:
             return None
-        return round(float(stats.mean_value(np.frombuffer(self.values).sum(), len(self.values), self.scale)), self.digits)
+        return round(float(stats.mean_value(self.total, self.scored, self.scale)), self.digits)
 
     def summary(self, extra: dict[str, Any] | None = None) -> SubsetResult:
         n_unscored = sum(self.reasons.values())
         return SubsetResult(
-            metric=self.metric, value=self.mean(), n=self.n, scored=len(self.values), unscored=n_unscored,
-            system_errors=self.system_errors, complete=n_unscored == 0 and len(self.values) > 0,
-            ci95=mean_ci(np.frombuffer(self.values), scale=self.scale) if self.values else None,
+            metric=self.metric, value=self.mean(), n=self.n, scored=self.scored, unscored=n_unscored,
+            system_errors=self.system_errors, complete=n_unscored == 0 and self.scored > 0,
             extra=extra or {}, unscored_reasons=dict(self.reasons),
         )
 
@@ -174,3 +175,51 @@ def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:
     """The mean main value of a compared subset × ``scale`` (None when it has none)."""
     values = deps[name]
     return round(stats.mean_value(sum(values.values()), len(values), scale), 4) if values else None
+
+
+class RatioTally(MeanTally):
+    """Σ numerator / Σ denominator × scale of the items' ``name`` score details (:class:`catalog.Ratio`);
+    an item whose score lacks either detail counts as unscored ``no_<denominator>``."""
+
+    def __init__(self, metric: str, numerator: str, denominator: str, name: str = MAIN, *, scale: float = 1.0) -> None:
+        super().__init__(metric, name, scale=scale)
+        self.numerator, self.denominator = numerator, denominator
+        self.below = 0.0  # Σ denominator
+
+    def _parts(self, score: Score | None) -> tuple[float, float] | None:
+        if score is None or not score.scored:
+            return None
+        num, den = score.details.get(self.numerator), score.details.get(self.denominator)
+        ok = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (num, den))
+        return (float(num), float(den)) if ok else None  # type: ignore[arg-type]
+
+    def add_score(self, score: Score | None) -> None:
+        parts = self._parts(score)
+        if parts is None or score is None:
+            if score is not None and score.scored:  # scored, but without the parts of the ratio
+                self.n += 1
+                self.reasons[f"no_{self.denominator}"] += 1
+                return
+            super().add_score(score)
+            return
+        self.n += 1
+        self.scored += 1
+        self.system_errors += bool(score.system_error)
+        self.total += parts[0]
+        self.below += parts[1]
+
+    def mean(self) -> float | None:
+        """The ratio × scale, rounded (None without a positive denominator)."""
+        return round(float(stats.mean_value(self.total, self.below, self.scale)), self.digits) if self.below else None
+
+    def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
+        parts = self._parts(pick(scores, self.name))
+        return {"sum": parts[0], "n": parts[1]} if parts is not None else {}
+
+
+def declared_tally(spec: catalog.SubsetSpec) -> MeanTally:
+    """The tally of a subset's declared :data:`catalog.Measure` (its metric's name on the row)."""
+    measure = spec.measure
+    if isinstance(measure, catalog.Ratio):
+        return RatioTally(spec.metric, measure.numerator, measure.denominator, measure.score, scale=measure.scale)
+    return MeanTally(spec.metric, measure.score, scale=100.0 if spec.percent else 1.0)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from vocalbench import parts
 from vocalbench.config import system_defaults
 from vocalbench.systems.options import SystemOptions
+from vocalbench.systems.spec import SystemSpec
 
 if TYPE_CHECKING:
     from vocalbench.systems.base import System
@@ -51,27 +52,20 @@ def register_all(register: Callable[..., Any]) -> None:
 register_all(parts.register)
 
 
-def split_spec(spec: str) -> tuple[str, str]:
-    """``kind:arg`` -> (kind, arg); a bare name is a kind with no argument."""
-    kind, _, arg = spec.strip().partition(":")
-    return kind, arg
-
-
 def resolve(spec: str, options: SystemOptions | None = None) -> System:
     """Build the system a SPEC names (its models load later, in ``start()``)."""
-    kind, arg = split_spec(spec)
+    parsed = SystemSpec.parse(spec)
     try:
-        entry = parts.get("system", kind)
-    except KeyError as exc:
-        named = parts.direct("system", spec)  # a factory named as module:attr[:ARG]
-        if named is None:
-            raise ValueError(f"unknown system '{spec}': {exc.args[0]}") from None
-        entry, arg = named
+        entry = parts.get("system", parsed.kind)
+    except KeyError:  # a factory named as module:attr[:ARG] (SystemSpec.parse found it)
+        named = parts.direct("system", parsed.text)
+        assert named is not None
+        entry = named[0]
     factory = entry.load()
     options = options or SystemOptions.from_env()
     if options.max_reply_tokens is None:  # the system kind's cap
         options = replace(options, max_reply_tokens=system_defaults(spec)["max_reply_tokens"])
-    return factory(arg, options)
+    return factory(parsed.arg, options)
 
 
 _URL = re.compile(r"(?:https?|wss?)://[^\s,@]+")

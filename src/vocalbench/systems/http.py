@@ -17,6 +17,7 @@ from typing import Any
 
 from vocalbench.limits import ERROR_BODY_BYTES
 from vocalbench.records import Sample
+from vocalbench.retry import retry_after
 from vocalbench.systems.base import (
     AudioChunk,
     Done,
@@ -25,7 +26,7 @@ from vocalbench.systems.base import (
     Sent,
     TextDelta,
 )
-from vocalbench.systems.failures import SystemFailure, retry_after
+from vocalbench.systems.failures import SystemFailure
 from vocalbench.systems.openai_audio import (
     Handover,
     endpoint_name,

@@ -16,6 +16,7 @@ import pytest
 
 from vocalbench.judge.rubrics import Rubric
 from vocalbench.records import AudioRef, ErrorInfo, JudgeTrace, Reply, Sample, Score, Turn
+from vocalbench.scoring import graph
 from vocalbench.scoring.base import ScoringContext, SubsetResult, Verdict
 from vocalbench.scoring.tally import main_values
 
@@ -151,12 +152,27 @@ def idx(sample_id: str) -> int:
 
 
 def aggregate(scorer: Any, scores: list[Score], all_scores: dict[str, list[Score]], samples: list[Sample]) -> SubsetResult:
-    """A scorer's result from whole score lists, its tally fed item by item as the engine feeds it;
-    ``all_scores`` holds the scores of the subsets it is compared against."""
+    """A scorer's result from whole score lists as the engine makes it: its tally fed item by item
+    (the counts and ``extra``), its value and ci95 the statistics graph's; ``all_scores`` holds the
+    scores of the subsets it is compared against."""
     per_item: dict[str, list[Score]] = {}
     for s in scores:
         per_item.setdefault(s.sample_id, []).append(s)
     tally = scorer.tally()
     for sample in samples:
         tally.add(sample, per_item.get(sample.id, []))
-    return tally.result({name: main_values(v) for name, v in all_scores.items()})
+    row: SubsetResult = tally.result({name: main_values(v) for name, v in all_scores.items()})
+    if not samples:
+        return row
+    keyed: dict[tuple[str, str], dict[str, Score]] = {}
+    ids = {x.id for x in samples}
+    for s in [*scores, *(x for v in all_scores.values() for x in v)]:
+        if s.subset != samples[0].subset or s.sample_id in ids:  # as the engine: the run's items only
+            keyed.setdefault((s.subset, s.sample_id), {})[s.name] = s
+    g = graph.build(keyed, {x.key: x for x in samples}, lang=samples[0].lang,
+                    protocol=getattr(scorer, "protocol", "v2"))
+    got = graph.evaluate(g).get(f"subset:{samples[0].subset}")
+    if got is not None:
+        value, ci = got.rounded()
+        row.value, row.ci95 = value, (ci[0], ci[1]) if ci else None
+    return row

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from vocalbench import catalog
 from vocalbench.records import Score
-from vocalbench.scoring.base import SubsetScorer
+from vocalbench.scoring.base import ItemScorer, Tally
 from vocalbench.scoring.subsets import (  # noqa: F401  (each module declares its subsets)
     code_switching,
     creativity,
@@ -28,11 +28,12 @@ from vocalbench.scoring.subsets import (  # noqa: F401  (each module declares it
 )
 from vocalbench.scoring.subsets.acoustic import AcousticScorer, aggregate_acoustic, clarity_metric
 from vocalbench.scoring.subsets.latency import aggregate_latency
+from vocalbench.scoring.tally import declared_tally
 
 PROTOCOLS = ("v2", "v1")
 
 
-def scorer_for(subset: str, lang: str, protocol: str = "v2") -> SubsetScorer:
+def scorer_for(subset: str, lang: str, protocol: str = "v2") -> ItemScorer:
     """The scorer of ``subset`` in ``lang`` under ``protocol`` (v2 or v1)."""
     if lang not in catalog.LANGS:
         raise ValueError(f"unknown language '{lang}' (expected one of {sorted(catalog.LANGS)})")
@@ -41,8 +42,18 @@ def scorer_for(subset: str, lang: str, protocol: str = "v2") -> SubsetScorer:
         raise KeyError(f"no subset '{subset}' in {lang} (known: {', '.join(catalog.names(lang))})")
     if protocol not in PROTOCOLS:
         raise ValueError(f"unknown protocol '{protocol}' (expected v2 or v1)")
-    scorer: SubsetScorer = spec.scorer(subset, lang, protocol)
+    scorer: ItemScorer = spec.scorer(subset, lang, protocol)
     return scorer
+
+
+def tally_of(scorer: ItemScorer, subset: str) -> Tally:
+    """A fresh streaming tally of ``subset``: its scorer's own (``tally()``: a preserve rate, a
+    per-cluster function), else the one its declared measure gives (:func:`tally.declared_tally`)."""
+    own = getattr(scorer, "tally", None)
+    if own is not None:
+        made: Tally = own()
+        return made
+    return declared_tally(catalog.get(subset))
 
 
 def item_value(scores: Mapping[str, Score], protocol: str = "v2") -> float | None:
@@ -62,6 +73,6 @@ def item_value(scores: Mapping[str, Score], protocol: str = "v2") -> float | Non
 
 
 __all__ = [
-    "PROTOCOLS", "item_value", "scorer_for", "AcousticScorer", "aggregate_acoustic", "aggregate_latency",
+    "PROTOCOLS", "item_value", "scorer_for", "tally_of", "AcousticScorer", "aggregate_acoustic", "aggregate_latency",
     "clarity_metric",
 ]

@@ -13,16 +13,13 @@ a text reply leave clarity unscored (``no_reply_text``): nothing was measured, t
 
 from __future__ import annotations
 
-from array import array
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
-
-import numpy as np
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_ci, mean_value, ratio_ci
+from vocalbench.scoring.stats import Statistic, mean_value
 from vocalbench.scoring.subsets.rules import (
     NO_REPLY_AUDIO,
     ScorerIdentity,
@@ -33,7 +30,7 @@ from vocalbench.scoring.subsets.rules import (
     transcript,
     unscored,
 )
-from vocalbench.scoring.tally import Sums, mean_statistic, pick
+from vocalbench.scoring.tally import RunningMean, Sums, mean_statistic, pick
 from vocalbench.scoring.text import clarity_counts, en_words, pinyin_syllables
 
 UTMOS, CLARITY = "utmos", "clarity"
@@ -99,12 +96,13 @@ class AcousticScorer(ScorerIdentity):
 
 
 class AcousticTally:
-    """UTMOS mean and corpus-level clarity, fed one item at a time (values and the dist/len pairs
-    are kept as 8-byte numbers for the bootstrap CIs)."""
+    """UTMOS mean and corpus-level clarity, fed one item at a time: running totals and counts (the
+    rows' values and CIs are the statistics graph's, from :meth:`item_sums`)."""
 
     def __init__(self, lang: str) -> None:
         self.lang = lang
-        self.utmos, self.dist, self.len = array("d"), array("d"), array("d")
+        self.utmos = RunningMean()
+        self.dist, self.len, self.clarity_scored = 0.0, 0.0, 0
         self.cn2an = [0, 0]  # zh: Σdist, Σlen under the corrected (cn2an) number reading
         self.counts = {UTMOS: [0, 0], CLARITY: [0, 0]}  # n, system errors
         self.reasons: dict[str, Counter[str]] = {UTMOS: Counter(), CLARITY: Counter()}
@@ -130,31 +128,30 @@ class AcousticTally:
             if s.unscored:
                 self.reasons[s.name][s.unscored] += 1
             elif s.name == UTMOS and s.scored and not s.system_error:
-                self.utmos.append(s.number)
+                self.utmos.add(s.number)
             elif s.name == CLARITY:
-                self.dist.append(float(s.details.get(DIST, 0)))
-                self.len.append(float(s.details.get(LEN, 0)))
+                self.dist += float(s.details.get(DIST, 0))
+                self.len += float(s.details.get(LEN, 0))
+                self.clarity_scored += 1
                 self.cn2an[0] += int(s.details.get(DIST_CN2AN, s.details.get(DIST, 0)))
                 self.cn2an[1] += int(s.details.get(LEN_CN2AN, s.details.get(LEN, 0)))
 
     def results(self) -> dict[str, SubsetResult]:
         """``{"utmos": mean UTMOS, "wer"|"per": corpus-level Σdist/Σlen × 100}``."""
-        vals, dist, length = (np.frombuffer(x) if x else np.zeros(0) for x in (self.utmos, self.dist, self.len))
         u_reasons, c_reasons = dict(self.reasons[UTMOS]), dict(self.reasons[CLARITY])
-        total = float(length.sum())
+        total = self.len
         metric = clarity_metric(self.lang)
         return {
             UTMOS: SubsetResult(
-                metric=UTMOS, value=round(float(mean_value(vals.sum(), vals.size)), 4) if vals.size else None, n=self.counts[UTMOS][0],
-                scored=int(vals.size), unscored=sum(u_reasons.values()), system_errors=self.counts[UTMOS][1],
-                complete=bool(vals.size) and not u_reasons, ci95=mean_ci(vals), unscored_reasons=u_reasons,
+                metric=UTMOS, value=self.utmos.mean(), n=self.counts[UTMOS][0],
+                scored=self.utmos.n, unscored=sum(u_reasons.values()), system_errors=self.counts[UTMOS][1],
+                complete=bool(self.utmos.n) and not u_reasons, unscored_reasons=u_reasons,
             ),
             metric: SubsetResult(
-                metric=metric, value=round(float(mean_value(float(dist.sum()), total, 100)), 4) if total else None,
-                n=self.counts[CLARITY][0], scored=int(dist.size), unscored=sum(c_reasons.values()),
+                metric=metric, value=round(float(mean_value(self.dist, total, 100)), 4) if total else None,
+                n=self.counts[CLARITY][0], scored=self.clarity_scored, unscored=sum(c_reasons.values()),
                 system_errors=self.counts[CLARITY][1], complete=total > 0 and not c_reasons,
-                ci95=ratio_ci(dist, length, scale=100), extra=self._clarity_extra(int(dist.sum()), int(total)),
-                unscored_reasons=c_reasons,
+                extra=self._clarity_extra(int(self.dist), int(total)), unscored_reasons=c_reasons,
             ),
         }
 

@@ -11,7 +11,6 @@
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -21,7 +20,7 @@ from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_ci, mean_value
+from vocalbench.scoring.stats import Statistic, mean_value
 from vocalbench.scoring.subsets.rules import (
     NO_REPLY_AUDIO,
     LanguageScorer,
@@ -119,7 +118,6 @@ class _EmpathyTally(MeanTally):
         self.ref, self.protocol = ref, protocol
         # per part: its scores, and whether each reaches the threshold
         self.parts = {name: (RunningMean(), RunningMean()) for name in (SEMANTIC, ACOUSTIC)}
-        self.sums = array("d")  # v1: semantic + acoustic per item scored on both
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
         s, a = pick(scores, SEMANTIC), pick(scores, ACOUSTIC)
@@ -135,7 +133,6 @@ class _EmpathyTally(MeanTally):
             combined = scored(sample, "eer", self.ref, float(empathic(s.number, a.number)))
             combined.system_error = s.system_error or a.system_error
             self.add_score(combined)
-            self.sums.append(s.number + a.number)
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {f"{name}_mean": values.mean() for name, (values, _) in self.parts.items()}
@@ -144,7 +141,6 @@ class _EmpathyTally(MeanTally):
         if self.protocol == "v1":
             means = extra["semantic_mean"], extra["acoustic_mean"]
             res.value = round(v1_empathy(means[0], means[1]), 4) if None not in means else None
-            res.ci95 = mean_ci(np.frombuffer(self.sums)) if self.sums else None
         return res
 
     def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:

@@ -5,8 +5,9 @@ mean score of the robust_clean replies; PR_k = min(1, mean_k / clean) per condit
 (family/level, from the item's ``Category`` and ``Level``); Robust PR = mean PR_k over the six
 headline conditions × 100. All 36 conditions (mean, PR_k, n) are reported in extra, grouped by
 family, plus ``capped_pr_mean`` (the same capped mean, for the v1 term 2.5·Σ PR_k = 15 ×
-capped_pr_mean / 100), ``pr_sum`` and the uncapped mean. The CI is a paired bootstrap over the
-base questions (robust item ``…-NNN`` pairs with robust_clean ``…-NNN``).
+capped_pr_mean / 100), ``pr_sum`` and the uncapped mean. The value and CI are the statistics
+graph's (:func:`robust_value`), a paired bootstrap over the base questions (robust item ``…-NNN``
+pairs with robust_clean ``…-NNN``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import numpy as np
 from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import Statistic, cluster_ci, mean_value
+from vocalbench.scoring.stats import Statistic, mean_value
 from vocalbench.scoring.subsets.rules import LanguageScorer, meta
 from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
@@ -115,21 +116,6 @@ def _level_key(level: str) -> float:
     return float(m.group(0)) if m else 0.0
 
 
-def pr_bootstrap(clean: dict[int, float], headline: list[dict[int, float]], *, resamples: int = 1000,
-                 seed: int = 0) -> tuple[float, float] | None:
-    """Paired percentile bootstrap of Robust PR (%) over base questions: each question a cluster
-    holding its clean value and its value under each headline condition (:func:`robust_value`)."""
-    questions = sorted(set(clean).union(*headline))
-    if not questions or not clean or any(not h for h in headline):
-        return None
-    sums = np.zeros((len(questions), 2 + 2 * len(headline)))
-    for i, q in enumerate(questions):
-        for j, values in enumerate([clean, *headline]):
-            if q in values:
-                sums[i, 2 * j:2 * j + 2] = values[q], 1.0
-    return cluster_ci(sums, robust_value, resamples=resamples, seed=seed)
-
-
 class Robust(LanguageScorer):
     """Robust scorer: per-item single-round judging, per-condition preserve rates."""
 
@@ -144,13 +130,11 @@ class Robust(LanguageScorer):
 
 
 class _RobustTally(MeanTally):
-    """Per-condition means (per-question values kept for the six headline conditions, for the
-    paired bootstrap), then PR_k against the robust_clean baseline and Robust PR."""
+    """Per-condition means, then PR_k against the robust_clean baseline and Robust PR."""
 
     def __init__(self) -> None:
         super().__init__("preserve_rate")
         self.sums: dict[str, RunningMean] = {}  # condition -> its scored values
-        self.headline: dict[str, dict[int, float]] = {c: {} for c in HEADLINE}  # condition -> question -> value
 
     def add(self, sample: Sample, scores: list[Score]) -> None:
         score = pick(scores)
@@ -159,8 +143,6 @@ class _RobustTally(MeanTally):
         values = self.sums.setdefault(cond, RunningMean())
         if score is not None and score.scored:
             values.add(score.number)
-            if cond in self.headline:
-                self.headline[cond][base_question(sample.id)] = score.number
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         base = self.summary()
@@ -187,11 +169,10 @@ class _RobustTally(MeanTally):
         value = round(float(robust_pr(list(headline.values()))), 4) if complete_headline else None
         uncapped = None
         if complete_headline and clean_mean:
-            raw = [np.mean(list(self.headline[c].values())) / clean_mean for c in HEADLINE]
+            raw = [self.sums[c].mean(digits=None) / clean_mean for c in HEADLINE]  # type: ignore[operator]
             uncapped = round(float(np.mean(raw)) * 100, 4)
         base.value = value
         base.complete = base.complete and value is not None and len(clean) > 0
-        base.ci95 = pr_bootstrap(clean, [self.headline[c] for c in HEADLINE]) if value is not None else None
         base.extra = {
             "clean_mean": round(clean_mean, 4) if clean_mean is not None else None,
             "clean_n": len(clean),

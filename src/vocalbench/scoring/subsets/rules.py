@@ -14,7 +14,7 @@ from typing import Any
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.judge import graders, rubrics
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.base import ScoringContext, Tally
+from vocalbench.scoring.base import ScoringContext
 from vocalbench.scoring.text import clarity_counts, error_rate
 
 
@@ -27,10 +27,6 @@ class ScorerIdentity:
     @property
     def ref(self) -> str:
         return f"{self.id}@{self.version}"
-
-    def tally(self) -> Tally:
-        """A fresh streaming aggregate of this scorer (each scorer defines its own)."""
-        raise NotImplementedError(f"{type(self).__name__} defines no tally")
 
 
 # -- failures --------------------------------------------------------------------------------
