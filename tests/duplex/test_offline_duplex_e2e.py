@@ -31,10 +31,10 @@ def offline_or_skip() -> None:
 
 
 def test_offline_cascade_duplex_through_serve(tmp_path: Path, offline_or_skip: None) -> None:
-    from vocalbench.run_config import RunConfig
     from vocalbench.duplex.run import add_scenarios, limited, replay_all, replay_dir, score_all
     from vocalbench.duplex.scenarios import ensure
     from vocalbench.duplex.score import SPEECH, stored, timing_evaluator
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.store import RunStore
     from vocalbench.systems import resolve
     from vocalbench.systems.options import SystemOptions

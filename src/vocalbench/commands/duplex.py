@@ -13,8 +13,8 @@ from vocalbench.duplex.replay import CHUNK_MS
 from vocalbench.duplex.run import Warmup
 
 if TYPE_CHECKING:
-    from vocalbench.run_config import RunConfig
     from vocalbench.duplex.scenarios import Scenario
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.folder import RunFolder
 
 SUBSET = "duplex"
@@ -129,13 +129,12 @@ def finish(folder: RunFolder, cfg: RunConfig, scenarios: list[Scenario], repeats
     warning for every kind where nothing was heard."""
     from vocalbench.duplex.run import nothing_heard, score_all, write_result
     from vocalbench.duplex.score import table
-    from vocalbench.judge.spec import JudgeSpec
     from vocalbench.report.duplex import write_duplex_report
 
     record = saved_record(folder)
-    result = score_all(scenarios, folder.store, repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr,
-                       judge=JudgeSpec.of(cfg), fresh=fresh)
-    write_result(folder.path, {"system": cfg.system, "lang": cfg.lang, "set": record.get("set"), "repeats": repeats,
+    result = score_all(scenarios, folder.store, repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr.text,
+                       judge=cfg.judge, fresh=fresh)
+    write_result(folder.path, {"system": cfg.system.text, "lang": cfg.lang, "set": record.get("set"), "repeats": repeats,
                                "turn_detection": record.get("turn_detection"), "tail_s": tail, "kinds": result})
     print(f"[{cfg.lang}] duplex, {cfg.system}\n{table(result)}")
     warmup = record.get("warmup")

@@ -100,15 +100,16 @@ def run(args: argparse.Namespace) -> int:
 
 def import_duplex(args: argparse.Namespace, root: Path) -> int:
     """``--format fdb|replays``: the recordings under ``root`` as a duplex run in ``--out``."""
-    from vocalbench.run_config import RunConfig
     from vocalbench.duplex.imports import RecordingError, import_recordings
     from vocalbench.duplex.run import add_scenarios
     from vocalbench.duplex.scenarios import MANIFEST, write_manifest
     from vocalbench.errors import CliError
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.folder import RunFolder
+    from vocalbench.systems.spec import SystemSpec
 
     out = Path(args.out)
-    system = args.system or root.resolve().name
+    system = SystemSpec.read(args.system or root.resolve().name)
     with RunFolder(out) as folder:
         try:
             folder.check_resume(RunConfig(system=system, lang=args.lang))

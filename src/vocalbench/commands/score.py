@@ -118,8 +118,9 @@ def execute(args: argparse.Namespace) -> Summary | None:
 
             if args.dry_run:
                 print(f"{folder.path}: a duplex run; scoring measures every replay again from its recordings")
-                return 0
-            return rescore(folder, cfg)
+                return None
+            rescore(folder, cfg)
+            return None
         if args.dry_run:
             dry_run.show(cfg, args=args, label=cfg.lang, folder=folder, subsets=subsets)
             return None

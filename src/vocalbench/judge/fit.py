@@ -248,7 +248,7 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     labels such replies by what they give); the rule is fitted on every other reply."""
     kind = items[0].kind
     gate: dict[str, float] = {}
-    gate_bias, gate_record = 0.0, {}
+    gate_bias, gate_record = 0.0, dict[str, object]()
     if any(it.designed in GATED for it in items) and not items[0].family.startswith("safety_"):
         gate, gate_bias, gate_record = fit_gate(kind, items)
         items = [it for it in items if it.designed not in GATED]
@@ -264,15 +264,16 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
         names = [n for n in names if not is_model_feature(n)]
     record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,
                                  "rest_dev": len(rest), **gate_record}
-    gated = {"gate": gate, "gate_bias": gate_bias, "gate_value": 1.0 if kind == "scale" else 0.0}
+    gate_value = 1.0 if kind == "scale" else 0.0
     if kind == "binary" and rest and len(set(labels)) < 2:
         # the unsettled dev items are all one class: a constant is no rule (it would decide them
         # unread); the model answers them, read as p_yes >= 0.5 (no answers are needed to fit that)
-        rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id, **gated)
+        rule = RuleFit("binary", weights={MAIN: 1.0}, settle=settle, n_dev=len(items), grader=grader_id, gate=gate,
+                       gate_bias=gate_bias, gate_value=gate_value)
         return rule, {**record, "features": "main (the unsettled dev items are all one class)"}
     if not rest or not names:
         rule = RuleFit(kind, weights={} if settle else {MAIN: 1.0}, settle=settle, n_dev=len(items),  # type: ignore[arg-type]
-                       grader=grader_id, **gated)
+                       grader=grader_id, gate=gate, gate_bias=gate_bias, gate_value=gate_value)
         return rule, {**record, "features": "none"}
     scored = [(name, cols, *cross_validated(kind, rows, labels, cols, clusters))
               for name, cols in candidate_sets(names)]
@@ -284,7 +285,8 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     weights, bias, threshold = fit_rule(kind, rows, labels, chosen[1])
     record.update(features=chosen[0], cv={s[0]: {"loss": round(s[2], 4), "se": round(s[3], 4)} for s in scored})
     rule = RuleFit(kind, weights={n: w for n, w in weights.items() if w != 0.0}, bias=bias,  # type: ignore[arg-type]
-                   threshold=threshold, settle=settle, n_dev=len(items), grader=grader_id, **gated)
+                   threshold=threshold, settle=settle, n_dev=len(items), grader=grader_id, gate=gate,
+                       gate_bias=gate_bias, gate_value=gate_value)
     return rule, record
 
 
