@@ -134,6 +134,8 @@ def _target(parsed: ComponentSpec) -> tuple[parts.Entry, list[str | None]] | Non
             known = ", ".join(["offline", "paper", "openai:MODEL[@URL]", "none", "module:attr",
                                *(e.name for e in parts.entries(kind))])
             raise ValueError(f"unknown {kind} SPEC '{parsed.text}' (use one of: {known})") from None
+        if named[0].problem:
+            raise ValueError(f"{kind} SPEC '{parsed.text}' cannot be loaded: {named[0].problem}") from None
         return named[0], []
 
 

@@ -54,7 +54,12 @@ class JudgeSpec:
             model, _, endpoint = rest.partition("@")
             if model:
                 return cls("openai", model=model, endpoint=endpoint or None, fit=fit)
-        if ("judge", spec) in parts.plugins() or parts.direct("judge", spec) is not None:
+        if ("judge", spec) in parts.plugins():
+            return cls("plugin", model=spec, fit=fit)
+        named = parts.direct("judge", spec)  # a judge factory named as module:attr
+        if named is not None:
+            if named[0].problem:
+                raise ValueError(f"judge SPEC '{text}' cannot be loaded: {named[0].problem}")
             return cls("plugin", model=spec, fit=fit)
         raise ValueError(f"unknown judge SPEC '{text}' (use one of: {SPECS})")
 

@@ -38,6 +38,8 @@ class SystemSpec:
             named = parts.direct("system", text)  # a plug-in factory named as module:attr[:ARG]
             if named is None:
                 raise ValueError(f"unknown system '{text}': {exc.args[0]}") from None
+            if named[0].problem:
+                raise ValueError(f"system '{text}' cannot be loaded: {named[0].problem}") from None
             return cls(named[0].name, named[1])
         return cls(kind, arg)
 

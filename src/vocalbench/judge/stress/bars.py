@@ -19,14 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
+from vocalbench.judge.calibration import CalibrationItem
 from vocalbench.scoring import stats
-
-if TYPE_CHECKING:
-    from vocalbench.judge.stress.suite import StressItem
 
 MIN_STRESS_ITEMS = 20  # transformed items a figure needs before it counts toward the stress bar
 RESAMPLES = 2000
@@ -183,7 +181,23 @@ def _passes(exp: Expectation, ci: tuple[float, float] | None, move_rate: float |
     return ci[1] <= exp.bar + eps
 
 
-Pair = tuple["StressItem", float | None, float | None]  # (stress item, original verdict, transformed verdict)
+class Stressed(Protocol):
+    """What a figure reads of a transformed item (suite.StressItem)."""
+
+    @property
+    def original(self) -> CalibrationItem: ...
+
+    @property
+    def expected(self) -> float | None: ...
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def pool(self) -> str: ...
+
+
+Pair = tuple[Stressed, float | None, float | None]  # (stress item, original verdict, transformed verdict)
 
 
 def figure(exp: Expectation, kind: str, good: float, pairs: Sequence[Pair],
