@@ -86,7 +86,7 @@ async def replay_all(system: Any, scenarios: list[Scenario], run_dir: Path, sett
                                        limits=cfg.reply_limits)
                     body = res.summary()
                 except Exception as exc:  # noqa: BLE001 - recorded with the replay, the others go on
-                    body = {"error": {"type": type(exc).__name__, "message": str(exc)[:500]}}
+                    body = {"error": {"type": getattr(exc, "type", type(exc).__name__), "message": str(exc)[:500]}}
                     (out / "failed.json").parent.mkdir(parents=True, exist_ok=True)
                     write_json(out / "failed.json", body)
                     bar.advance(1, note=f"{sc.id}: failed")
