@@ -138,3 +138,29 @@ async def test_the_suite_goes_on_and_a_resume_replays_only_the_failed(tmp_path: 
             kept = {sid: (f / RESULT).stat().st_mtime_ns for sid, f in first.items() if sid not in dropped}
     assert all((replay_dir(run, sc.id, 1) / RESULT).exists() for sc in scenarios)
     assert {sid: (replay_dir(run, sid, 1) / RESULT).stat().st_mtime_ns for sid in kept} == kept  # not replayed
+
+
+def test_a_duplex_run_that_measured_nothing_exits_4(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """Every session of the served double is cut: the run says so and exits 4, as a run whose every
+    sample failed; each replay's failed.json names the reason. (The scenarios are the tone turns
+    above, not the synthesised mini set: its build has its own test.)"""
+    from vocalbench.cli import main
+    from vocalbench.duplex import scenarios as built
+    from vocalbench.duplex.scenarios import Part, Scenario
+    from vocalbench.systems.serve import ServeProcess
+
+    wav = write(tmp_path / "in.wav", turn(), RATE)
+    tones = [Scenario(f"smooth-{i:03d}", "smooth", "en", str(wav), turn().size / RATE,
+                      [Part("q", 0.48, 0.96, "v", 0.0, True)], 0.96, None) for i in range(2)]
+    monkeypatch.setattr(built, "ensure", lambda lang, which, progress=True: tones)
+    script = tmp_path / "double.jsonl"
+    script.write_text(json.dumps(REPLY) + "\n", encoding="utf-8")
+    with ServeProcess(f"scripted:{script}", faults="drop:1.0", extra_args=["--turn-detection", "energy"]) as url:
+        code = main(["run", "--subsets", "duplex", "--system", f"realtime:double@{url}/v1", "--lang", "en",
+                     "--judge", "none", "--out", str(tmp_path / "run"), "--quiet"])
+    assert code == 4
+    assert "nothing was measured in en" in capsys.readouterr().err
+    for sc in tones:
+        failed = json.loads((tmp_path / "run" / "duplex" / sc.id / "r1" / "failed.json").read_text(encoding="utf-8"))
+        assert failed["error"]["type"] == "connection_closed"

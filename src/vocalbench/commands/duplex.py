@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Every language: build scenarios, replay (resumable), score, write duplex.json and the report."""
     from vocalbench.commands.generate import jobs_from_args
-    from vocalbench.duplex.run import limited, replay_all, score_all, write_result
+    from vocalbench.duplex.run import RESULT, limited, replay_all, replay_dir, score_all, write_result
     from vocalbench.duplex.scenarios import MANIFEST, ensure, write_manifest
     from vocalbench.duplex.score import table
     from vocalbench.errors import CliError
@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     jobs = jobs_from_args(args)
     settings = settings_from_args(args)
     folders: list[Path] = []
+    unmeasured: list[str] = []  # languages where no replay measured anything
     for job in jobs:
         run_dir = job.run_dir if job.group is None else job.group  # repeats live inside one folder
         if run_dir in folders:
@@ -80,6 +81,9 @@ def run(args: argparse.Namespace) -> int:
             (run_dir / SUBSET).mkdir(parents=True, exist_ok=True)
             write_manifest(run_dir / SUBSET / MANIFEST, scenarios)
             asyncio.run(replay_all(system, scenarios, run_dir, settings, args.chunk_ms, args.repeats, cfg, args.tail))
+            if not any((replay_dir(run_dir, sc.id, k) / RESULT).exists()
+                       for sc in scenarios for k in range(1, args.repeats + 1)):
+                unmeasured.append(cfg.lang)
             result = score_all(scenarios, run_dir, args.repeats, cfg.lang, quiet=cfg.quiet, asr_spec=cfg.asr,
                                judge=JudgeSpec.of(cfg))
             write_result(run_dir, {"system": cfg.system, "lang": cfg.lang, "set": args.data, "repeats": args.repeats,
@@ -88,4 +92,8 @@ def run(args: argparse.Namespace) -> int:
             page = write_duplex_report([run_dir], run_dir / "report")
             print(f"[{cfg.lang}] duplex report: {page}", file=sys.stderr)
             folders.append(run_dir)
+    if unmeasured:  # every replay failed: exit status 4, as for a run whose every sample failed
+        print(f"duplex: nothing was measured in {', '.join(unmeasured)}: every replay failed "
+              "(see duplex/*/r*/failed.json); re-run to retry them", file=sys.stderr)
+        return 4
     return 0

@@ -268,7 +268,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
                             result.first_audio = round(t, 4)
                         playback.add(t, str(ev.get("item_id") or rid), rid, a)
                 elif kind in TEXT_DELTAS:
-                    delta = ev.get("delta") if isinstance(ev.get("delta"), str) else ""
+                    delta = ev["delta"] if isinstance(ev.get("delta"), str) else ""
                     used = per_response.setdefault(rid, [0, 0])
                     used[1] += len(delta)
                     rec.update(response_id=rid, delta=delta)
@@ -291,14 +291,14 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
                     open_responses.add(rid)
                     rec.update(response_id=rid)
                 elif kind == "response.done":
-                    resp = ev.get("response") if isinstance(ev.get("response"), dict) else {}
+                    resp: dict[str, Any] = ev["response"] if isinstance(ev.get("response"), dict) else {}
                     open_responses.discard(rid)
                     rec.update(response_id=rid, status=resp.get("status"))
                     if resp.get("status") == "cancelled":
                         result.cancelled += 1
                 elif kind == "error":
                     rec.update(error=ev.get("error"))
-                    err = ev.get("error") if isinstance(ev.get("error"), dict) else {}
+                    err: dict[str, Any] = ev["error"] if isinstance(ev.get("error"), dict) else {}
                     result.error = {"type": str(err.get("type") or "realtime_error"),
                                     "message": str(err.get("message") or "")}
                 elif kind == "conversation.item.truncated":
