@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from llm_servers import servers
 
 pytestmark = [pytest.mark.slow, pytest.mark.judge]
 
@@ -79,22 +80,6 @@ def verdicts(run: Path) -> dict[str, Any]:
     return {"scores": scores, "calls": usage["calls"], "errors": usage["errors"]}
 
 
-def servers(cache: Path) -> list[int]:
-    """The llama.cpp servers of ``cache`` that run (zombies do not)."""
-    from vocalbench.components.llm_server import running
-
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if proc.name.isdigit() and b"llama_cpp.server" in cmd and any(str(cache).encode() in a for a in cmd):
-            if running(int(proc.name)):
-                found.append(int(proc.name))
-    return found
-
-
 def completions(cache: Path) -> int:
     """Chat completions the drill's server has answered (its log's access lines)."""
     log = cache / "llm_server" / f"{ALIAS}.log"
@@ -152,7 +137,8 @@ def test_a_borrower_finishes_as_alone_and_no_server_is_left(fault: str, alone: d
             assert owner.wait(timeout=60) == 0
         got = verdicts(run)
         left = servers(cache)
-        print(f"\n{fault}: 2 runs, 1 kill, {len(ROWS)} items expected, {len(got['scores'])} scored "
+        kills = 0 if fault == "owner_exits" else 1
+        print(f"\n{fault}: 2 runs, {kills} kill, {len(ROWS)} items expected, {len(got['scores'])} scored "
               f"({sum(u is None for _, u in got['scores'].values())} with a verdict), {got['calls']} judge calls, "
               f"{got['errors']} errors, servers left: {len(left)}")
         assert got["scores"] == alone["scores"] and got["errors"] == 0

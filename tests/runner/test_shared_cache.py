@@ -22,6 +22,9 @@ from typing import Any
 
 import pytest
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "components"))
+from llm_servers import servers  # noqa: E402
+
 pytestmark = [pytest.mark.slow, pytest.mark.judge]
 
 CLI = "import sys; from vocalbench.cli import main; sys.exit(main(sys.argv[1:]))"
@@ -39,22 +42,6 @@ def without_timings(summary: dict[str, Any]) -> dict[str, Any]:
                if k not in TIMINGS}
     dims = {k: v for k, v in summary["dimensions"].items() if k not in TIMINGS}
     return {"subsets": subsets, "dimensions": dims, "overall": summary["overall"]}
-
-
-def servers(cache: Path) -> list[int]:
-    """The llama.cpp servers of ``cache`` that run."""
-    from vocalbench.components.llm_server import running
-
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            cmd = (proc / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if proc.name.isdigit() and b"llama_cpp.server" in cmd and any(str(cache).encode() in a for a in cmd):
-            if running(int(proc.name)):
-                found.append(int(proc.name))
-    return found
 
 
 @pytest.fixture
