@@ -76,6 +76,7 @@ class ServerHandle:
 
 _HANDLES: dict[str, ServerHandle] = {}
 _LEASED: dict[str, int] = {}  # alias -> the pid that took its lease (a forked child holds none)
+_AT_EXIT: set[str] = set()  # aliases whose lease this process releases at its exit
 _LOCK = threading.Lock()
 
 
@@ -360,6 +361,3 @@ def ensure_server(model: str = "qwen2.5-1.5b", *, threads: int | None = None, n_
             atexit.register(release, model)
             _AT_EXIT.add(model)
         return handle
-
-
-_AT_EXIT: set[str] = set()

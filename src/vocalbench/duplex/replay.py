@@ -24,8 +24,7 @@ written what it recorded (input.wav, output.wav, events.jsonl up to the fault): 
 ``SESSION_TIMEOUT``), ``connection_closed`` (the socket closed before the replay's end),
 ``malformed_event`` (an event that is not a JSON object with a type, or whose audio is not base64
 pcm16), ``stalled`` (the session did not answer a ping at the end within ``PING_TIMEOUT``: it stopped
-reading), ``replay_timeout`` (the whole replay past its bound: the input, ``grace`` and the set-up
-and closing allowances). Not faults, recorded in the result: events of unknown types (kept in
+reading), ``replay_timeout`` (the whole replay past its bound, :func:`bound`). Not faults, recorded in the result: events of unknown types (kept in
 events.jsonl, otherwise ignored), reply audio beyond the input's end (``beyond_input_s``, not
 heard: output.wav keeps the input's length) and responses still unfinished at the end
 (``unfinished_responses``).
@@ -334,7 +333,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
 
     failure: ReplayFailed | None = None
     try:
-        async with asyncio.timeout(3 * SESSION_TIMEOUT + duration + grace + PING_TIMEOUT + CLOSE_TIMEOUT):
+        async with asyncio.timeout(bound(duration, grace)):
             await session()
     except ReplayFailed as exc:
         failure = exc
@@ -348,6 +347,13 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
     if failure is not None:
         raise failure
     return result
+
+
+def bound(duration: float, grace: float) -> float:
+    """The most seconds a replay of ``duration`` seconds lasts: connecting and setting the session
+    up, the input, ``grace``, the closing ping and close, and ``SESSION_TIMEOUT`` more for a send
+    schedule that a busy machine delays."""
+    return 3 * SESSION_TIMEOUT + duration + grace + PING_TIMEOUT + CLOSE_TIMEOUT
 
 
 async def _outcome(*tasks: asyncio.Task[None]) -> None:
