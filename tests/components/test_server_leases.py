@@ -19,25 +19,25 @@ from vocalbench.components import llm_server
 
 ALIAS = "qwen2.5-1.5b"
 STAND_IN = """
-import json, sys, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import asyncio, sys
+from aiohttp import web
 
-class Models(BaseHTTPRequestHandler):
-    def do_GET(self):
-        if sys.argv[1] == "hung":
-            time.sleep(3600)
-        body = json.dumps({"data": [{"id": "qwen2.5-1.5b"}]}).encode()
-        self.send_response(200)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+async def models(request):
+    if sys.argv[1] == "hung":
+        await asyncio.sleep(3600)
+    return web.json_response({"data": [{"id": "qwen2.5-1.5b"}]})
 
-    def log_message(self, *args):
-        pass
+async def main():
+    app = web.Application()
+    app.router.add_get("/v1/models", models)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    print(site._server.sockets[0].getsockname()[1], flush=True)
+    await asyncio.Event().wait()
 
-server = ThreadingHTTPServer(("127.0.0.1", 0), Models)
-print(server.server_address[1], flush=True)
-server.serve_forever()
+asyncio.run(main())
 """
 
 

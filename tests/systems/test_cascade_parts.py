@@ -87,6 +87,7 @@ async def test_the_brain_finds_its_lost_local_server_again_and_asks_once_more(mo
     import json
 
     from aiohttp import web
+    from aiohttp.test_utils import TestServer
 
     from vocalbench.components import llm_server
     from vocalbench.components.llm import openai_client
@@ -103,11 +104,9 @@ async def test_the_brain_finds_its_lost_local_server_again_and_asks_once_more(mo
 
     app = web.Application()
     app.router.add_post("/v1/chat/completions", chat)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]
+    endpoint = TestServer(app, host="127.0.0.1")
+    await endpoint.start_server()
+    port = endpoint.port
     found: list[int] = []
 
     def ensure_server() -> llm_server.ServerHandle:
@@ -123,5 +122,5 @@ async def test_the_brain_finds_its_lost_local_server_again_and_asks_once_more(mo
         text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
     finally:
         await system.close()
-        await runner.cleanup()
+        await endpoint.close()
     assert found == [port] and text == "Paris is the capital."
