@@ -2,9 +2,9 @@
 
 A borrower (``vocalbench score`` asking the model for every verdict of four imported Mandarin
 replies) runs beside an owner process that started the server; in the middle of the borrower's
-scoring the owner is SIGKILLed, or exits normally, or the server itself is SIGKILLed. Each time the
-borrower finishes with the same verdicts as alone, and no server of the drill's cache runs once
-both have exited. Each drill has its own cache (the packaged models linked in) so it neither
+scoring the owner is SIGKILLed, or exits normally, or the server itself is SIGKILLed; or the owner
+is ``judge-check``, which ends first. Each time the borrower finishes with the same verdicts as
+alone, and no server of the drill's cache runs once both have exited. Each drill has its own cache (the packaged models linked in) so it neither
 borrows nor stops a server that other work on this machine uses. Marked ``slow`` and ``judge``.
 """
 
@@ -115,10 +115,12 @@ def test_a_borrower_finishes_as_alone_and_no_server_is_left(fault: str, alone: d
     owner = subprocess.Popen([sys.executable, "-c", OWNER], env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                              text=True)
     assert owner.stdin is not None and owner.stdout is not None
+    procs = [owner]
     try:
         server_pid, owned = owner.stdout.readline().split()
         assert owned == "True"  # the owner started the server
         borrower = score(run, env)
+        procs.append(borrower)
         wait_for("the borrower's first verdict", lambda: completions(cache) >= 1)
         if fault == "owner_killed":
             owner.send_signal(signal.SIGKILL)
@@ -145,9 +147,42 @@ def test_a_borrower_finishes_as_alone_and_no_server_is_left(fault: str, alone: d
         assert left == []
         assert not (cache / "llm_server" / f"{ALIAS}.json").exists()
     finally:
-        for p in (owner,):
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        for pid in servers(cache):  # a failed drill leaves nothing behind either
-            os.killpg(pid, signal.SIGKILL)
+        clean_up(procs, cache)
+
+
+def clean_up(procs: list[subprocess.Popen[Any]], cache: Path) -> None:
+    """A failed drill leaves no process and no server behind."""
+    for p in procs:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    for pid in servers(cache):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def test_a_score_beside_judge_check_finishes_as_alone(alone: dict[str, Any], models: Path, tmp_path: Path) -> None:
+    """``judge-check`` (one item, asking the model) starts the server; the score borrows it and
+    outlasts the check, which exits normally: the score gets every verdict, as alone."""
+    env, run = drill_cache(tmp_path, models)
+    cache = Path(env["VOCALBENCH_CACHE"])
+    check = subprocess.Popen([sys.executable, "-c", CLI, "judge-check", "--judge", f"gguf:{ALIAS}", "--rubrics",
+                              "reasoning_binary_en", "--split", "dev", "--limit", "1", "--ask", "--quiet",
+                              "--out", str(tmp_path / "check.json")], env=env)
+    procs = [check]
+    try:
+        wait_for("judge-check's server", lambda: (cache / "llm_server" / f"{ALIAS}.json").exists())
+        procs.append(borrower := score(run, env))
+        assert check.wait(timeout=900) == 0
+        assert borrower.poll() is None, "the score ended before the check: nothing was drilled"
+        assert borrower.wait(timeout=900) == 0
+        report = json.loads((tmp_path / "check.json").read_text(encoding="utf-8"))
+        got = verdicts(run)
+        left = servers(cache)
+        print(f"\njudge-check beside score: 2 runs, 0 kills, {len(ROWS)} items expected, {len(got['scores'])} scored "
+              f"({sum(u is None for _, u in got['scores'].values())} with a verdict), {got['errors']} errors; "
+              f"judge-check {report['n']} item(s), {report['calls']} call(s); servers left: {len(left)}")
+        assert all(not f["errors"] for f in report["families"].values())
+        assert got["scores"] == alone["scores"] and got["errors"] == 0
+        assert left == []
+    finally:
+        clean_up(procs, cache)
