@@ -3,7 +3,7 @@
 A borrower (``vocalbench score`` asking the model for every verdict of four imported Mandarin
 replies) runs beside an owner process that started the server; in the middle of the borrower's
 scoring the owner is SIGKILLed, or exits normally, or the server itself is SIGKILLed; or the owner
-is ``judge-check``, which ends first. Each time the borrower finishes with the same verdicts as
+is ``judge-check``, which ends first (the score paused meanwhile). Each time the borrower finishes with the same verdicts as
 alone, and no server of the drill's cache runs once both have exited. Each drill has its own cache (the packaged models linked in) so it neither
 borrows nor stops a server that other work on this machine uses. Marked ``slow`` and ``judge``.
 """
@@ -66,8 +66,10 @@ def drill_cache(root: Path, models: Path) -> tuple[dict[str, str], Path]:
 
 
 def score(run: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """The borrower: one judge call at a time, so that a fault in its middle meets calls not yet made."""
     return subprocess.Popen([sys.executable, "-c", CLI, "score", str(run), "--judge", f"gguf:{ALIAS}",
-                             "--subsets", "chinese_knowledge,general_knowledge", "--quiet"], env=env)
+                             "--judge-concurrency", "1", "--subsets", "chinese_knowledge,general_knowledge",
+                             "--quiet"], env=env)
 
 
 def verdicts(run: Path) -> dict[str, Any]:
@@ -161,8 +163,9 @@ def clean_up(procs: list[subprocess.Popen[Any]], cache: Path) -> None:
 
 
 def test_a_score_beside_judge_check_finishes_as_alone(alone: dict[str, Any], models: Path, tmp_path: Path) -> None:
-    """``judge-check`` (one item, asking the model) starts the server; the score borrows it and
-    outlasts the check, which exits normally: the score gets every verdict, as alone."""
+    """``judge-check`` (one item: one model call) starts the server; a score borrows it and, once it
+    has had a verdict from the model, is paused (SIGSTOP) until the check has ended normally, then
+    resumed: the check ended in the middle of the score, which still gets every verdict, as alone."""
     env, run = drill_cache(tmp_path, models)
     cache = Path(env["VOCALBENCH_CACHE"])
     check = subprocess.Popen([sys.executable, "-c", CLI, "judge-check", "--judge", f"gguf:{ALIAS}", "--rubrics",
@@ -172,8 +175,11 @@ def test_a_score_beside_judge_check_finishes_as_alone(alone: dict[str, Any], mod
     try:
         wait_for("judge-check's server", lambda: (cache / "llm_server" / f"{ALIAS}.json").exists())
         procs.append(borrower := score(run, env))
-        assert check.wait(timeout=900) == 0
+        wait_for("the score's first verdict", lambda: completions(cache) >= 2)  # the check makes one call
+        borrower.send_signal(signal.SIGSTOP)
         assert borrower.poll() is None, "the score ended before the check: nothing was drilled"
+        assert check.wait(timeout=900) == 0
+        borrower.send_signal(signal.SIGCONT)
         assert borrower.wait(timeout=900) == 0
         report = json.loads((tmp_path / "check.json").read_text(encoding="utf-8"))
         got = verdicts(run)
