@@ -78,3 +78,49 @@ async def test_a_queued_query_is_not_a_stalled_one(note, error):
     c = await collect(Queued(0.4, note), sample, timeout=5, stall_timeout=0.15)
     assert (c.error.type if c.error else None) == error
     assert c.text == ("ok" if error is None else "")
+
+
+async def test_the_brain_finds_its_lost_local_server_again_and_asks_once_more(monkeypatch):
+    """The local server the cascade was given is gone (connection refused): the brain asks
+    ``ensure_server`` for one (here: a streaming chat endpoint standing in for llama.cpp's) and its
+    request succeeds there."""
+    import json
+
+    from aiohttp import web
+    from aiohttp.test_utils import TestServer
+
+    from vocalbench.components import llm_server
+    from vocalbench.components.llm import openai_client
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        for word in ("Paris ", "is ", "the capital."):
+            chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                     "choices": [{"index": 0, "delta": {"content": word}, "finish_reason": None}]}
+            await resp.write(f"data: {json.dumps(chunk)}\n\n".encode())
+        await resp.write(b"data: [DONE]\n\n")
+        return resp
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    endpoint = TestServer(app, host="127.0.0.1")
+    await endpoint.start_server()
+    port = endpoint.port
+    found: list[int] = []
+
+    def ensure_server() -> llm_server.ServerHandle:
+        found.append(port)
+        return llm_server.ServerHandle(f"http://127.0.0.1:{port}/v1", "m", 0, port)
+
+    monkeypatch.setattr(llm_server, "ensure_server", ensure_server)
+    system = CascadeSystem("offline", "local", "offline", SystemOptions(max_reply_tokens=16))
+    system._local, system._model = True, "m"
+    system._client = openai_client("http://127.0.0.1:9/v1", "not-needed", 5.0)  # nothing listens there
+    try:
+        stream = await system._open_stream([{"role": "user", "content": "What is the capital of France?"}])
+        text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+    finally:
+        await system.close()
+        await endpoint.close()
+    assert found == [port] and text == "Paris is the capital."

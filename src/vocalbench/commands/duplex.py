@@ -69,6 +69,7 @@ def run(args: argparse.Namespace) -> int:
     jobs = jobs_from_args(args)
     settings = settings_from_args(args)
     folders: list[Path] = []
+    unmeasured: list[str] = []  # languages where no replay measured anything
     for job in jobs:
         run_dir = job.run_dir if job.group is None else job.group  # repeats live inside one folder
         if run_dir in folders:
@@ -108,12 +109,18 @@ def run(args: argparse.Namespace) -> int:
             asyncio.run(replay_all(system, scenarios, folder.store, settings, args.chunk_ms, args.repeats, cfg, tail))
             keys = [f"{sc.id}/r{k}" for k in range(1, args.repeats + 1) for sc in scenarios]
             ok, reasons = failures(folder.store, keys)
-            if not ok and reasons:
+            if not ok and reasons:  # the other languages go on; the exit status says it
                 reason, n = reasons.most_common(1)[0]
-                raise CliError(f"[{cfg.lang}] every replay failed ({sum(reasons.values())} of {len(keys)}; "
-                               f"{n}x {reason}): nothing was measured")
+                print(f"[{cfg.lang}] every replay failed ({sum(reasons.values())} of {len(keys)}; "
+                      f"{n}x {reason}): nothing was measured", file=sys.stderr)
+                unmeasured.append(cfg.lang)
+                continue
             finish(folder, cfg, scenarios, args.repeats, tail)
             folders.append(run_dir)
+    if unmeasured:  # every replay failed: exit status 4, as for a run whose every sample failed
+        print(f"duplex: nothing was measured in {', '.join(unmeasured)}: every replay failed "
+              "(each replay's error is in the run's store); re-run to retry them", file=sys.stderr)
+        return 4
     return 0
 
 

@@ -218,7 +218,9 @@ def is_transient(exc: BaseException) -> bool:
 
 class LocalServerChat(OpenAIChat):
     """``OpenAIChat`` of the local llama.cpp server that finds the server again for every new event
-    loop, so a memoised component keeps working after the server was stopped and started anew."""
+    loop, so a memoised component keeps working after the server was stopped and started anew, and
+    when a request finds the server gone (it crashed or was killed), finds or starts one and asks
+    once more."""
 
     @property
     def endpoint(self) -> str:
@@ -232,6 +234,18 @@ class LocalServerChat(OpenAIChat):
 
             self.base_url = ensure_server(self.model).base_url
         return super()._client()
+
+    async def _completion(self, kwargs: dict[str, Any]) -> dict[str, Any]:
+        from vocalbench.components.llm_server import ensure_server, server_lost
+
+        try:
+            return await super()._completion(kwargs)
+        except Exception as exc:
+            if not server_lost(exc):
+                raise
+        await self.aclose()  # the next client is made for the server found now
+        self.base_url = (await asyncio.to_thread(ensure_server, self.model)).base_url
+        return await super()._completion(kwargs)
 
 
 def local_chat(model: str = "qwen2.5-1.5b", *, lazy: bool = False) -> OpenAIChat:

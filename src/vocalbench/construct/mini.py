@@ -6,7 +6,10 @@ of the 36 robust conditions of its clean question (``perturb.mini_conditions``: 
 conditions of Robust PR plus the mildest level of each family, which keeps a run short). The
 version is a hash of the item file, the build recipe and the condition selection, so editing an
 item rebuilds; later calls only check a completion marker. Builds are serialised across processes
-with a file lock.
+with a file lock: a second process (another run on the same cache) waits for the first's build and
+then uses it, and a set is read only once its marker is written. Each build that starts appends who
+started it (pid, host, time) to ``.build/builds.jsonl``: more than one line means the set was built
+again, e.g. after an interrupted build.
 
 Every item is verified; an item that fails every attempt is not silently kept: the built-in set
 accepts its best attempt and the manifest marks it (``review.decision = auto-accepted``) so a
@@ -32,6 +35,7 @@ from vocalbench.files import write_atomic
 RECIPE = "mini-recipe-2"  # bump when the build recipe below changes
 SEED = 0
 MARKER = ".complete"
+BUILDS = "builds.jsonl"  # under .build/: one line per build started
 # two items in flight: one is synthesised while the other's audio is verified (the TTS and the ASR
 # each hold their own lock), which keeps both CPUs busy; the audio is the same as one at a time
 BUILD_WORKERS = 2
@@ -95,8 +99,19 @@ def _seed_from_previous(lang: str, target: Path) -> str | None:
         return None
     newest = max(earlier, key=lambda p: (p / ".build" / "state.jsonl").stat().st_mtime)
     target.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(newest / ".build", target / ".build")
+    shutil.copytree(newest / ".build", target / ".build", ignore=shutil.ignore_patterns(BUILDS))
     return newest.parent.name
+
+
+def _log_build(target: Path) -> None:
+    """Append this build's start to ``.build/builds.jsonl`` (one line, appended whole)."""
+    import os
+    import socket
+
+    (target / ".build").mkdir(parents=True, exist_ok=True)
+    line = json.dumps({"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}) + "\n"
+    with open(target / ".build" / BUILDS, "a", encoding="utf-8") as fh:
+        fh.write(line)
 
 
 def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None = None) -> Path:
@@ -113,6 +128,7 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
 
         t0 = time.perf_counter()
         reused = _seed_from_previous(lang, target)
+        _log_build(target)
         opts = _options()
         opts.progress = progress
         items = read_items(items_path(lang), lang=lang)

@@ -132,8 +132,8 @@ async def replay_all(system: Any, scenarios: list[Scenario], store: RunStore, se
                                        voice=system.voice, max_tokens=system.max_tokens, headers=headers,
                                        limits=cfg.reply_limits)
                 except Exception as exc:  # noqa: BLE001 - recorded with the replay, the others go on
-                    store.put_reply(Reply(subset=SUBSET, sample_id=key, error=ErrorInfo(
-                        type=type(exc).__name__, message=str(exc)[:500])))
+                    store.put_reply(Reply(subset=SUBSET, sample_id=key, error=ErrorInfo(  # the named reason
+                        type=str(getattr(exc, "type", type(exc).__name__)), message=str(exc)[:500])))
                     bar.advance(1, note=f"{sc.id}: failed")
                     return
                 store.put_reply(replay_reply(key, out, res))

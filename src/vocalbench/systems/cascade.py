@@ -78,6 +78,7 @@ class CascadeSystem:
         self._model = ""
         self._llm_id = ""
         self._llm_limit = ("local:llm", 1)
+        self._local = False  # the brain is the local llama.cpp server
 
     async def start(self) -> None:
         from vocalbench import components
@@ -98,6 +99,7 @@ class CascadeSystem:
 
             handle = await asyncio.to_thread(ensure_server)
             base_url, self._model, key = handle.base_url, handle.model_alias, "not-needed"
+            self._local = True
         elif spec.profile == "openai":
             base_url, self._model = spec.base_url or self.options.base_url or DEFAULT_BASE_URL, spec.model or ""
             key = os.environ.get("VOCALBENCH_SYSTEM_API_KEY") or os.environ.get("OPENAI_API_KEY") or "not-needed"
@@ -106,6 +108,28 @@ class CascadeSystem:
             raise ValueError(f"cascade llm '{self.llm_spec}': expected local or openai:MODEL[@BASE_URL]")
         self._llm_id = f"{self._model}@{host_of(base_url)}"
         self._client = openai_client(base_url, key, 300.0)
+
+    async def _open_stream(self, messages: list[dict[str, str]]) -> Any:
+        """The brain's streamed reply; when the local server is gone (it crashed or was killed), one
+        is found or started again (``ensure_server``) and asked once more."""
+        from vocalbench.components.llm_server import ensure_server, server_lost
+
+        def create() -> Any:
+            return self._client.chat.completions.create(
+                model=self._model, messages=messages, stream=True, max_tokens=self.max_tokens,
+                temperature=0, seed=self.options.seed)
+
+        try:
+            return await create()
+        except Exception as exc:
+            if not self._local or not server_lost(exc):
+                raise
+        from vocalbench.components.llm import openai_client
+
+        handle = await asyncio.to_thread(ensure_server)
+        lost, self._client = self._client, openai_client(handle.base_url, "not-needed", 300.0)
+        await lost.close()
+        return await create()
 
     async def close(self) -> None:
         if self._client is not None:
@@ -164,9 +188,7 @@ class CascadeSystem:
         async def llm(messages: list[dict[str, str]]) -> None:
             buf = ""
             async with hold(*self._llm_limit):
-                stream = await self._client.chat.completions.create(
-                    model=self._model, messages=messages, stream=True, max_tokens=self.max_tokens,
-                    temperature=0, seed=self.options.seed)
+                stream = await self._open_stream(messages)
                 async with stream:
                     async for chunk in stream:
                         delta = chunk.choices[0].delta.content if chunk.choices else None

@@ -14,7 +14,12 @@ Routes:
 A sample is identified by the optional ``X-VocalBench-Sample: subset/id`` and
 ``X-VocalBench-Lang`` headers (the scripted system matches on them; other systems ignore them).
 ``--faults "429:0.1,500:0.1,timeout:0.05,drop:0.1"`` injects faults per request at those rates
-from a seeded generator, to drill clients.
+from a seeded generator, to drill clients. A realtime session with server-side turn detection
+(systems/turn_taking.py) draws one fault for the whole session, and has its own: ``timeout`` stalls
+the session (it reads and sends nothing more), ``drop`` closes the socket in its first response,
+``malformed`` sends a frame that is not a JSON event, ``unknown`` events of a type no protocol
+defines, ``overlong`` reply audio longer than all the input received, ``endless`` a response that
+streams audio and never ends (the last four in every response).
 """
 
 from __future__ import annotations
@@ -70,7 +75,7 @@ from vocalbench.systems.scripted import REQUEST_ARRIVAL
 from vocalbench.systems.turn_taking import TurnTakingSession, requested_turn_detection
 
 OPENAI_AUDIO_RATE = 24000
-FAULT_KINDS = ("429", "500", "timeout", "drop")
+FAULT_KINDS = ("429", "500", "timeout", "drop", "malformed", "unknown", "overlong", "endless")
 
 
 @dataclass(frozen=True)
@@ -383,7 +388,8 @@ class SystemServer:
                                         "without --turn-detection")
                         continue
                     await ws_send(ws, "session.updated", session=session)
-                    await TurnTakingSession(self, request, ws, api, session, history, self.turn_detection).run()
+                    await TurnTakingSession(self, request, ws, api, session, history, self.turn_detection, fault,
+                                            self.faults.hang_seconds).run()
                     return ws
                 await ws_send(ws, "session.updated", session=session)
             elif kind == "conversation.item.create":

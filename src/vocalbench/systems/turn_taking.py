@@ -17,6 +17,12 @@ as it arrives; the server then speaks the protocol's turn events itself:
 
 Times are on the input stream's own timeline (ms of audio received). The system's reply is streamed
 as fast as the system produces it; the client plays it back in real time.
+
+A session may carry one injected fault (``serve --faults``, systems/serve.py): ``timeout`` stalls it
+(nothing read or sent for ``hang`` seconds), ``drop`` cuts the socket at the first response's second
+delta, and in every response ``malformed`` sends a frame that is not a JSON event, ``unknown`` an
+event of a type no protocol defines, ``overlong`` reply audio (a tone) as long as all the input
+received plus a second after the system's own, ``endless`` 100 ms of tone every 100 ms with no end.
 """
 
 from __future__ import annotations
@@ -61,7 +67,8 @@ class TurnTakingSession:
     """One websocket conversation with server-side turn detection (see the module docstring)."""
 
     def __init__(self, server: ReplyServer, request: web.Request, ws: web.WebSocketResponse, api: Api,
-                 session: dict[str, Any], history: list[Turn], vad: Kind) -> None:
+                 session: dict[str, Any], history: list[Turn], vad: Kind, fault: str | None = None,
+                 hang: float = 3600.0) -> None:
         from vocalbench.systems.realtime_events import NAMES
 
         self.server, self.request, self.ws, self.api = server, request, ws, api
@@ -79,6 +86,7 @@ class TurnTakingSession:
         self.last_item: str | None = None
         self.response: asyncio.Task[None] | None = None
         self.cancelled: set[str] = set()
+        self.fault, self.hang = fault, hang
 
     def _settings(self) -> TurnSettings:
         td = requested_turn_detection(self.api, self.session) or {}
@@ -90,6 +98,9 @@ class TurnTakingSession:
 
     async def run(self) -> None:
         """Read client events until the socket closes; responses run beside the reading."""
+        if self.fault == "timeout":  # a stalled session: it neither reads nor answers
+            await asyncio.sleep(self.hang)
+            return
         try:
             async for msg in self.ws:
                 if msg.type != WSMsgType.TEXT:
@@ -173,12 +184,21 @@ class TurnTakingSession:
         await self.send(self.names.item_added, previous_item_id=self.last_item,
                         item={"id": item, "type": "message", "role": "assistant", "status": "in_progress"})
         self.last_item = item
+        if self.fault == "malformed" and not self.ws.closed:
+            await self.ws.send_str('{"type": "response.output_audio.delta", "delta": ')  # cut short: not JSON
+        elif self.fault == "unknown":
+            await self.send("vocalbench.fault.unknown_event", response="not an object", detail=[1, 2, 3])
         texts: list[str] = []
         status: dict[str, object] = {"status": "completed"}
         sample = self.server._sample(self.request, to_wav_bytes(turn, RATE), list(self.history))
         events = self.server._events(sample)
+        sent = 0
         try:
             async for ev in events:
+                sent += 1
+                if self.fault == "drop" and sent > 2:  # the socket closes mid-reply: no close frame
+                    self.request.transport.close()  # type: ignore[union-attr]
+                    return
                 if isinstance(ev, TextDelta):
                     texts.append(ev.text)
                     await self.send(self.names.transcript_delta if audio else self.names.text_delta,
@@ -193,6 +213,8 @@ class TurnTakingSession:
                     status = {"status": "failed", "status_details": {
                         "type": "failed", "error": {"type": ev.type, "message": ev.message}}}
                     break
+            if audio and self.fault in ("overlong", "endless"):
+                await self._extra_audio(ids)
         except asyncio.CancelledError:
             status = {"status": "cancelled", "status_details": {"type": "cancelled", "reason": "turn_detected"}}
             await asyncio.shield(self._finish(rid, ids, audio, texts, status))
@@ -202,6 +224,18 @@ class TurnTakingSession:
             if aclose is not None:
                 await aclose()
         await self._finish(rid, ids, audio, texts, status)
+
+    async def _extra_audio(self, ids: Mapping[str, object]) -> None:
+        """Injected fault: reply audio beyond the input (``overlong``: as long as all the input
+        received, plus a second) or without end (``endless``: 100 ms every 100 ms)."""
+        t = np.arange(RATE // 10) / RATE
+        tone = AudioChunk((0.2 * np.sin(2 * np.pi * 440 * t)).astype(np.float32), RATE)
+        pieces = self.received // tone.samples.size + 10
+        while not self.ws.closed and (self.fault == "endless" or pieces > 0):
+            await self.send(self.names.audio_delta, delta=pcm16_b64(tone), **ids)
+            pieces -= 1
+            if self.fault == "endless":
+                await asyncio.sleep(0.1)
 
     async def _finish(self, rid: str, ids: Mapping[str, object], audio: bool, texts: list[str],
                       status: Mapping[str, object]) -> None:
