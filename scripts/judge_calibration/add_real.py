@@ -113,6 +113,7 @@ def items(args: argparse.Namespace) -> None:
             if (family_of(rubric_id), row["qid"], fields.get("reply", "")) in shipped:
                 print(f"{row['key']}: the same reply to this question is in the set already, left out")
                 continue
+            shipped.add((family_of(rubric_id), row["qid"], fields.get("reply", "")))
             by = replies.get(row["key"], {}).get("reply_by") or _reply_by(row["source"])
             out.append({"id": item_id(row), "rubric": rubric_id, "family": family_of(rubric_id), "lang": row["lang"],
                         "split": row["split"], "subset": row["subset"], "qid": row["qid"], "fields": fields,
