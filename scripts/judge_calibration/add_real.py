@@ -107,6 +107,8 @@ def items(args: argparse.Namespace) -> None:
                 continue
             sample = samples.get(row["lang"], row["subset"], row["qid"])
             calls = await judge_calls(sample, reply)
+            if not calls:  # the scorer settles it (a verbatim answer): the judge never sees it
+                continue
             if len(calls) != 1:
                 raise SystemExit(f"{row['key']}: {len(calls)} judge calls (this script adds one-call families)")
             rubric_id, fields = calls[0]
