@@ -57,7 +57,7 @@ def _speak(texts: list[str], lang: str, folder: Path) -> list[Path]:
 
 def _rate(lang: str, refs: list[str], hyps: list[str]) -> tuple[float, int, int]:
     """(corpus error rate %, distance, length): en WER with the clarity normaliser, zh PER."""
-    from vocalbench.scoring.text import per_counts, wer_counts
+    from vocalbench.text import per_counts, wer_counts
 
     counts = [(wer_counts if lang == "en" else per_counts)(r, h) for r, h in zip(refs, hyps)]
     dist, length = sum(c[0] for c in counts), sum(c[1] for c in counts)
@@ -98,7 +98,7 @@ def asr_presets(spec: str, roundtrip: dict[str, list[Path]], mini: dict[str, tup
 def repeat_rule(spec: str, shared: Path, work: Path) -> dict[str, object]:
     """Perfect repeats of the 200 en paralinguistic sentences: the official counting vs the old one."""
     from vocalbench.judge.graders.repeat import split_instruction
-    from vocalbench.scoring.text import error_rate, repeat_wer_counts, wer_counts
+    from vocalbench.text import error_rate, repeat_wer_counts, wer_counts
 
     data = json.loads((shared / "en" / "json" / "instruction_following.json").read_text())
     sentences = [split_instruction(r["Question"], "en")[1].strip() for r in data[:200]]
@@ -124,7 +124,7 @@ _STRUCTURED = re.compile(r"\\[a-z(\[]|\$|[=^*#]|\d\s*[+/×÷]\s*\d|\n\s*(?:[-•
 def v1_spoken_format_bug(shared: Path) -> dict[str, object]:
     """Items 500-549 of the official LLaMA-Omni en outputs: bounds on the effect of judging them by
     the repeat prompt (official v1) instead of a spoken-format note (ours), without a judge."""
-    from vocalbench.scoring.text import error_rate, repeat_wer_counts
+    from vocalbench.text import error_rate, repeat_wer_counts
 
     outputs = shared / "en" / "outputs" / "llama-omni" / "json" / "instruction.json"
     rows = [json.loads(line) for line in outputs.read_text(encoding="utf-8").splitlines() if line.strip()]

@@ -68,7 +68,7 @@ def bench_rule_based(shared: Path, work: Path, repeat: int) -> dict[str, float]:
     from vocalbench.scoring.base import ScoringContext
     from vocalbench.scoring.engine import score_run_sync
     from vocalbench.scoring.subsets.knowledge import KnowledgeEn
-    from vocalbench.scoring.text import wer_counts
+    from vocalbench.text import wer_counts
 
     outputs = shared / "en" / "outputs" / "llama-omni"
     run = work / "knowledge"

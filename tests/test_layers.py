@@ -12,15 +12,10 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src" / "vocalbench"
 
-# Modules inside a part's folder that are libraries of their own (pure functions on text and
-# numbers, importing nothing of vocalbench above the base level): they count as parts of the base
-# level, so the judge may use scoring's text normalisers and statistics without importing scoring.
-LEAVES = {"scoring.text", "scoring.stats"}
-
 # Lowest first: a part may import only parts on its own level or below it.
 LAYERS: list[set[str]] = [
     {"_version", "errors", "files", "limits", "redact", "records", "config", "audio", "concurrency", "progress", "parts",
-     "catalog", "retry", *LEAVES},
+     "catalog", "retry", "text", "stats"},
     {"data"},
     {"components"},
     {"systems"},
@@ -46,8 +41,6 @@ def _part(module: str) -> str | None:
         return None
     if len(parts) == 1:
         return "vocalbench"
-    if ".".join(parts[1:3]) in LEAVES:
-        return ".".join(parts[1:3])
     return parts[1] if (SRC / parts[1]).is_dir() or (SRC / f"{parts[1]}.py").exists() else "vocalbench"
 
 
@@ -228,5 +221,5 @@ def test_the_judge_sits_between_components_and_scoring() -> None:
     edges = import_edges()
     assert ("scoring", "judge") in edges and ("judge", "components") in edges
     assert not [e for e in edges if e[0] == "judge" and e[1] == "scoring"], "the judge imports scoring's engine"
-    # scoring's text normalisers and statistics are leaves the judge may use
-    assert "judge/check.py" in edges[("judge", "scoring.stats")]
+    # the text normalisers and statistics are top-level leaves the judge may use
+    assert "judge/check.py" in edges[("judge", "stats")]

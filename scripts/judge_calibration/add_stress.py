@@ -18,9 +18,9 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+from vocalbench import stats
 from vocalbench.judge.calibration import CalibrationItem, check_stress_row, parse_items
 from vocalbench.judge.stress import size
-from vocalbench.scoring import stats
 
 SET = Path("src/vocalbench/judge/calibration/set.jsonl")
 

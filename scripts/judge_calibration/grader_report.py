@@ -19,7 +19,7 @@ from vocalbench.judge import graders, rubrics
 from vocalbench.judge.calibrated import features
 from vocalbench.judge.calibration import CalibrationItem
 from vocalbench.judge.fit import DevItem, cross_validated, fit_family
-from vocalbench.scoring.stats import cohen_kappa, spearman
+from vocalbench.stats import cohen_kappa, spearman
 
 
 def load(path: Path) -> list[CalibrationItem]:

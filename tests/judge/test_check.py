@@ -9,6 +9,7 @@ from importlib import resources
 import numpy as np
 import pytest
 
+from vocalbench import stats
 from vocalbench.judge import check as judge_check
 from vocalbench.judge import rubrics
 from vocalbench.judge.calibration import load_items
@@ -25,7 +26,6 @@ from vocalbench.judge.check import (
     with_stress,
 )
 from vocalbench.judge.spec import JudgeSpec
-from vocalbench.scoring import stats
 
 
 # -- statistics -----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from vocalbench.cli import main
 from vocalbench.records import JudgeTrace, Sample, Score
 from vocalbench.report.agreement import HumanCsvError, pairwise_match_rates, read_human_csv
 from vocalbench.runner.store import RunStore
-from vocalbench.scoring.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha, spearman
+from vocalbench.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha, spearman
 
 # Fleiss (1971) as tabulated on Wikipedia: 10 subjects, 14 raters, 5 categories; kappa = 0.210
 FLEISS_1971 = [[0, 0, 0, 0, 14], [0, 2, 6, 4, 2], [0, 0, 3, 5, 6], [0, 3, 9, 2, 0], [2, 2, 8, 1, 1],

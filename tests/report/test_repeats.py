@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from vocalbench.cli import main
-from vocalbench.scoring.stats import pool_repeats as pool
+from vocalbench.stats import pool_repeats as pool
 
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "vocalbench"
 

@@ -166,9 +166,9 @@ def test_the_leaderboard_says_who_decided_the_judged_verdicts(tmp_path: Path) ->
 
 
 def test_report_bootstraps_nothing(two_runs: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every resampling of scoring.stats draws through _index_draws or _multinomial_draws: with both
+    """Every resampling of vocalbench.stats draws through _index_draws or _multinomial_draws: with both
     raising, the whole report (leaderboard, plots, viewer) is still written."""
-    from vocalbench.scoring import stats
+    from vocalbench import stats
 
     def no_resampling(*args: object, **kwargs: object) -> None:
         raise AssertionError("the report resampled")

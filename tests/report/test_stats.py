@@ -17,7 +17,7 @@ from vocalbench.report.runs import load_run, load_runs
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring.graph import ClusterTable, cluster_key, point_value
 from vocalbench.scoring.overall import clarity_points_of as clarity_points
-from vocalbench.scoring.stats import interval, p_value, replicate_totals
+from vocalbench.stats import interval, p_value, replicate_totals
 
 
 def clustered_mean_ci(values: np.ndarray, n_boot: int, seed: int = 0,
@@ -55,7 +55,7 @@ def test_bootstrap_ci_of_bernoulli_mean_matches_wilson() -> None:
 
 
 def test_singleton_clusters_agree_with_the_index_draws() -> None:
-    stats = pytest.importorskip("vocalbench.scoring.stats")
+    stats = pytest.importorskip("vocalbench.stats")
     rng = np.random.default_rng(2)
     x = rng.normal(3.5, 1.0, 800)
     ours = clustered_mean_ci(x, n_boot=2000, seed=3)

@@ -12,8 +12,8 @@ from vocalbench.judge.spec import JudgeSpec
 from vocalbench.run_config import RunConfig
 from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import compute, preserve_rate
-from vocalbench.scoring.stats import mean_ci, ratio_ci
 from vocalbench.scoring.summary import Summary, build_summary, is_paper, write_summary
+from vocalbench.stats import mean_ci, ratio_ci
 
 
 def row(value: float | None, metric: str = "accuracy", complete: bool = True, ci: tuple[float, float] | None = None,

@@ -17,8 +17,8 @@ from vocalbench.run_config import RunConfig
 from vocalbench.runner.store import RunStore
 from vocalbench.scoring import graph
 from vocalbench.scoring.engine import score_run
-from vocalbench.scoring.stats import mean_ci
 from vocalbench.scoring.summary import Summary, row_statistic
+from vocalbench.stats import mean_ci
 
 
 def _rows_are_the_graphs(run: Path) -> Summary:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from vocalbench.scoring.text import edit_distance, en_words, normalize_zh
+from vocalbench.text import edit_distance, en_words, normalize_zh
 
 _MIXED = re.compile(r"[\u4e00-\u9fff]|[a-z0-9]+(?:'[a-z]+)?")
 

@@ -8,7 +8,7 @@ so Whisper's hallucinations on silence never count as speech), then the measures
 :mod:`vocalbench.duplex.metrics` for the scenario's kind. They are saved as Score records under the
 timing evaluator (a re-run reuses them; ``vocalbench score RUN`` measures again from the recordings).
 Over a run: per kind and measure the mean over scenarios (each scenario's value first averaged over
-its repeats) with a 95 % bootstrap interval over scenarios (:func:`vocalbench.scoring.stats.mean_ci`),
+its repeats) with a 95 % bootstrap interval over scenarios (:func:`vocalbench.stats.mean_ci`),
 and time to first audio as p50/p95 with intervals from the same bootstrap engine.
 """
 
@@ -187,7 +187,7 @@ async def judge_relevance(judge: Any, store: RunStore, sc: Scenario, key: str, w
 
 
 def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
-    from vocalbench.scoring.stats import interval, replicate_values
+    from vocalbench.stats import interval, replicate_values
 
     if x.size < 2:
         return None
@@ -201,7 +201,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     ``rows``: one per replay, ``{"scenario", "kind", "metrics": {...}}``; a measure that is None for a
     replay (it does not apply: no take-over, not talking when interrupted, no audio) is left out of
     that scenario's mean and counted under ``not_applicable``."""
-    from vocalbench.scoring.stats import mean_ci
+    from vocalbench.stats import mean_ci
 
     out: dict[str, Any] = {}
     for kind in KINDS:

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from vocalbench import stats
 from vocalbench.files import write_json
 from vocalbench.judge import graders, rubrics
 from vocalbench.judge.calibrated import CalibratedJudge, family_of
@@ -52,7 +53,6 @@ from vocalbench.judge.json_judge import Judge
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import JudgeTrace
-from vocalbench.scoring import stats
 
 MIN_ITEMS = 100  # scored test items a family needs before it can be validated
 KAPPA_MIN = 0.6
@@ -66,12 +66,12 @@ RESAMPLES = 2000
 
 # -- statistics (pure) ---------------------------------------------------------------------------
 def cohen_kappa(labels: Sequence[float], judged: Sequence[float]) -> float | None:
-    """Cohen's kappa of labels and verdicts (``scoring.stats``); None when undefined (n < 2)."""
+    """Cohen's kappa of labels and verdicts (``stats``); None when undefined (n < 2)."""
     return _defined(stats.cohen_kappa(labels, judged)) if len(labels) >= 2 else None
 
 
 def spearman(a: Sequence[float], b: Sequence[float]) -> float | None:
-    """Spearman's rho (``scoring.stats``); None when either side is constant or n < 3."""
+    """Spearman's rho (``stats``); None when either side is constant or n < 3."""
     return _defined(stats.spearman(a, b)) if len(a) >= 3 else None
 
 
@@ -87,7 +87,7 @@ def cluster_interval(pairs: Sequence[tuple[float, float]], clusters: Sequence[st
                      resamples: int = RESAMPLES, seed: int = 0) -> tuple[float, float] | None:
     """95 % interval of kappa (binary) or Spearman's rho (scale) of (label, verdict) ``pairs``,
     resampling whole questions (``clusters``: all replies to one question together) with the one
-    bootstrap engine (``scoring.stats``); None with fewer than 2 questions or an undefined value."""
+    bootstrap engine (``stats``); None with fewer than 2 questions or an undefined value."""
     if len(set(clusters)) < 2:
         return None
     labels, judged = [p[0] for p in pairs], [p[1] for p in pairs]

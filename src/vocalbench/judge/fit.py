@@ -46,7 +46,7 @@ from vocalbench.judge.calibrated import (
 from vocalbench.judge.calibration import CalibrationItem
 from vocalbench.judge.graders.semantic import AGAINST as sem_against
 from vocalbench.judge.rubrics.record import Evidence
-from vocalbench.scoring.stats import cohen_kappa
+from vocalbench.stats import cohen_kappa
 
 L2 = 1.0  # regularisation of the weights (features are probabilities, shares or 1-5 scores)
 SETTLE_MIN = 0.9  # agreement of a grader's settled verdicts with the dev labels for them to be taken

@@ -1,6 +1,6 @@
 """Judge-human agreement: the paper's pairwise statistics plus chance-corrected reliability.
 
-The statistics come from :mod:`vocalbench.scoring.stats` (:func:`cohen_kappa`, :func:`spearman`,
+The statistics come from :mod:`vocalbench.stats` (:func:`cohen_kappa`, :func:`spearman`,
 :func:`fleiss_kappa`, :func:`krippendorff_alpha` nominal and interval); here are the paper's
 :func:`pairwise_match_rates` (consistency rate, majority match, any match; docs/scoring.md).
 :func:`read_human_csv` imports ratings; :func:`human_agreement` and :func:`judge_swap` build the
@@ -32,7 +32,7 @@ import numpy as np
 from vocalbench.files import write_json
 from vocalbench.records import Score
 from vocalbench.report.runs import RunData, load_one_run
-from vocalbench.scoring.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha, spearman
+from vocalbench.stats import cohen_kappa, fleiss_kappa, krippendorff_alpha, spearman
 
 Item = TypeVar("Item", bound=Hashable)  # what identifies a rated item (a question id, a (qid, turn) pair)
 

@@ -2,9 +2,9 @@
 
 For every subset, dimension and the overall that both runs have, only the items scored in both
 runs are used; clusters of items sharing a base question are resampled together (within their
-subset family), identically for both runs (:func:`vocalbench.scoring.stats.paired`), and the
+subset family), identically for both runs (:func:`vocalbench.stats.paired`), and the
 difference A - B gets a percentile 95 % CI and a two-sided bootstrap p-value
-(:func:`vocalbench.scoring.stats.p_value`). The statistics are the runs' statistics graphs
+(:func:`vocalbench.stats.p_value`). The statistics are the runs' statistics graphs
 (:mod:`vocalbench.scoring.graph`); the latency medians resample the replies they are the medians of.
 """
 
@@ -19,7 +19,7 @@ import numpy as np
 from vocalbench.records import Score
 from vocalbench.report.runs import RunData
 from vocalbench.scoring.dimensions import DIMENSIONS
-from vocalbench.scoring.stats import interval, median_of, p_value, paired, replicate_values
+from vocalbench.stats import interval, median_of, p_value, paired, replicate_values
 
 DIMENSION_ORDER = list(DIMENSIONS)
 LATENCY = ("fcl_ms", "faa_ms", "rtf")

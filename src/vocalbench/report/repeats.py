@@ -25,13 +25,13 @@ from vocalbench.errors import validation_message
 from vocalbench.files import write_json
 from vocalbench.report.runs import load_runs
 from vocalbench.runner.folder import REPEAT, RunFolder, repeat_dirs
-from vocalbench.scoring.stats import ci_se, difference_ci, pool_repeats
+from vocalbench.stats import ci_se, difference_ci, pool_repeats
 
 REPEATS_FILE = "repeats.json"
 
 
 class Pooled(BaseModel):
-    """One row pooled over the repeats (:func:`vocalbench.scoring.stats.pool_repeats`)."""
+    """One row pooled over the repeats (:func:`vocalbench.stats.pool_repeats`)."""
 
     model_config = ConfigDict(extra="forbid")
 

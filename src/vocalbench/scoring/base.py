@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.records import Reply, Sample, Score
-from vocalbench.scoring.stats import Statistic
+from vocalbench.stats import Statistic
 
 
 class Judge(Protocol):

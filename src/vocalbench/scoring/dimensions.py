@@ -21,7 +21,7 @@ from typing import Any, Literal
 
 from vocalbench import catalog
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import mean_of, pr_value, preserve_rate
+from vocalbench.stats import mean_of, pr_value, preserve_rate
 
 __all__ = ["DIMENSIONS", "ROWS", "DimensionSpec", "Dimensions", "Recipe", "ci_row", "clarity_of", "compute",
            "dimension_order", "preserve_rate", "recipe", "shown", "subsets_of"]

@@ -5,7 +5,7 @@ that turns their totals into its value (``Tally.item_sums`` / ``Tally.statistic`
 tally likewise); a dimension combines subset statistics as :func:`vocalbench.scoring.dimensions.recipe`
 declares, and the overall adds the terms of :data:`vocalbench.scoring.overall.TERMS`. The report's
 confidence intervals, paired comparisons, repeats and per-category bars all evaluate these
-functions, on full totals or on bootstrap replicates (:mod:`vocalbench.scoring.stats`); terms
+functions, on full totals or on bootstrap replicates (:mod:`vocalbench.stats`); terms
 without item scores enter the overall as their fixed summary value, and a note says so.
 
 Items that share a base question form one cluster (:class:`vocalbench.catalog.Clustering`), resampled
@@ -27,10 +27,10 @@ from vocalbench.records import Sample, Score
 from vocalbench.scoring.base import Tally
 from vocalbench.scoring.dimensions import dimension_order, recipe
 from vocalbench.scoring.overall import TERMS, Term
-from vocalbench.scoring.stats import DEFAULT_RESAMPLES, Statistic, interval, replicate_totals
 from vocalbench.scoring.subsets import scorer_for, tally_of
 from vocalbench.scoring.subsets.acoustic import AcousticTally
 from vocalbench.scoring.tally import MeanTally, column
+from vocalbench.stats import DEFAULT_RESAMPLES, Statistic, interval, replicate_totals
 
 Key = tuple[str, str]  # (subset, sample id)
 _TRAILING_NUMBER = re.compile(r"(\d+)$")

@@ -34,7 +34,7 @@ from vocalbench.scoring.base import SubsetResult
 from vocalbench.scoring.dimensions import ROWS, subsets_of
 from vocalbench.scoring.dimensions import compute as compute_dimensions
 from vocalbench.scoring.overall import TERMS, overall_result
-from vocalbench.scoring.stats import DEFAULT_RESAMPLES
+from vocalbench.stats import DEFAULT_RESAMPLES
 
 SCHEMA_VERSION = 1
 Number = int | float  # a JSON number as written (an int stays an int)
@@ -339,7 +339,7 @@ def take_values(results: dict[str, SubsetResult], g: graph.Graph) -> None:
 
 def add_intervals(summary: Summary, g: graph.Graph, *, resamples: int = DEFAULT_RESAMPLES, seed: int = 0) -> None:
     """Give ``summary`` its 95 % CIs from one pass of the statistics graph ``g`` (clusters resampled
-    within their strata, :mod:`vocalbench.scoring.stats`): every subsets row the graph holds, the
+    within their strata, :mod:`vocalbench.stats`): every subsets row the graph holds, the
     dimensions built from several subsets (``meta.dimension_ci95``) and the overall (``overall.ci95``,
     its terms without item scores fixed at the summary's values)."""
     graph.add_overall(g, summary.lang, summary.overall.version or summary.protocol, summary.dimensions)

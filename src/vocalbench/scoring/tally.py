@@ -18,11 +18,10 @@ from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
 from typing import Any
 
-from vocalbench import catalog
+from vocalbench import catalog, stats
 from vocalbench.records import Sample, Score
-from vocalbench.scoring import stats
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_value
+from vocalbench.stats import Statistic, mean_value
 
 MAIN = "main"
 Sums = dict[str, float]  # what one item adds to the per-cluster column sums, by column name

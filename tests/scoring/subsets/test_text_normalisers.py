@@ -1,11 +1,11 @@
-"""Normalisers and error counts (scoring/text.py), checked by hand and against official values."""
+"""Normalisers and error counts (text.py), checked by hand and against official values."""
 
 from __future__ import annotations
 
 import pytest
 from subset_doubles import outputs
 
-from vocalbench.scoring.text import (
+from vocalbench.text import (
     apply_ordinal_rule,
     en_words,
     error_rate,

@@ -47,7 +47,7 @@ from vocalbench.judge.graders.tokens import (
     zh_chars,
 )
 from vocalbench.judge.rubrics.record import Evidence
-from vocalbench.scoring.text import normalize_en
+from vocalbench.text import normalize_en
 
 # ---- words and numbers (English read lightly: Whisper's normaliser costs milliseconds a reply) ---
 

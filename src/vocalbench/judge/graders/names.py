@@ -30,7 +30,7 @@ from vocalbench.judge.graders.answers import words
 from vocalbench.judge.graders.registry import found, grader
 from vocalbench.judge.graders.tokens import STOPWORDS_EN, is_zh, numbers, zh_chars
 from vocalbench.judge.rubrics.record import Evidence
-from vocalbench.scoring.text import normalize_en
+from vocalbench.text import normalize_en
 
 _NOT_HAN_OR_ALNUM = re.compile(r"[^\u4e00-\u9fffa-z0-9]")
 _NAME_DOT = re.compile(r"[·•・‧]")

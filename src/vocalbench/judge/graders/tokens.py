@@ -1,6 +1,6 @@
 """Text units the graders compare: English words, Mandarin characters, numbers, content words.
 
-English goes through Whisper's English normaliser (scoring/text.py), which also turns spelled-out
+English goes through Whisper's English normaliser (text.py), which also turns spelled-out
 numbers into digits ("one hundred twenty-five" -> "125"); Mandarin is converted to Simplified
 Chinese and read character by character, with Chinese numerals read as numbers by cn2an.
 """
@@ -11,7 +11,7 @@ import re
 from collections.abc import Sequence
 from functools import cache
 
-from vocalbench.scoring.text import normalize_en
+from vocalbench.text import normalize_en
 
 _WORD = re.compile(r"[a-z0-9']+|\d+(?:\.\d+)?")
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from vocalbench import stats
 from vocalbench.judge.calibration import CalibrationItem
-from vocalbench.scoring import stats
 
 MIN_STRESS_ITEMS = 20  # transformed items a figure needs before it counts toward the stress bar
 RESAMPLES = 2000

@@ -19,7 +19,6 @@ from collections.abc import Collection, Iterable, Mapping
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_value
 from vocalbench.scoring.subsets.rules import (
     NO_REPLY_AUDIO,
     ScorerIdentity,
@@ -31,7 +30,8 @@ from vocalbench.scoring.subsets.rules import (
     unscored,
 )
 from vocalbench.scoring.tally import RunningMean, Sums, mean_statistic, pick
-from vocalbench.scoring.text import clarity_counts, en_words, pinyin_syllables
+from vocalbench.stats import Statistic, mean_value
+from vocalbench.text import clarity_counts, en_words, pinyin_syllables
 
 UTMOS, CLARITY = "utmos", "clarity"
 DIST, LEN = "dist", "len"  # details of a clarity score: edit distance and reference length

@@ -20,7 +20,6 @@ from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import EMOTIONS_5, Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_value
 from vocalbench.scoring.subsets.rules import (
     NO_REPLY_AUDIO,
     LanguageScorer,
@@ -35,6 +34,7 @@ from vocalbench.scoring.subsets.rules import (
     unscored,
 )
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
+from vocalbench.stats import Statistic, mean_value
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
 THRESHOLD = 3.0

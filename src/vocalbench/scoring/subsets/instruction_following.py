@@ -46,7 +46,7 @@ from vocalbench.scoring.subsets.rules import (
     unscored,
 )
 from vocalbench.scoring.tally import MAIN, Deps, GroupedTally, MeanTally, pick
-from vocalbench.scoring.text import (
+from vocalbench.text import (
     edit_distance,
     error_rate,
     han_count,

@@ -16,7 +16,7 @@ from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import ScorerIdentity, judge, reply_content, scored, text_or_scores
 from vocalbench.scoring.tally import MAIN, Deps, MeanTally, dep_mean, pick, preserve_rate
-from vocalbench.scoring.text import normalize_en
+from vocalbench.text import normalize_en
 
 WORD_BOUNDARY = "word_boundary"
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from vocalbench.records import Reply
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.scoring.stats import median_ci, median_of
+from vocalbench.stats import median_ci, median_of
 
 
 def _summary(metric: str, values: list[float], n: int, failures: int, reasons: dict[str, int],

@@ -21,10 +21,10 @@ import numpy as np
 from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
-from vocalbench.scoring.stats import Statistic, mean_value
 from vocalbench.scoring.subsets.rules import LanguageScorer, meta
 from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
+from vocalbench.stats import Statistic, mean_value
 
 # The condition families, and the six ``family/level`` conditions whose preserve rates make Robust PR
 # (docs/scoring.md); the scorer, the statistics and the perturbation builder read these.

@@ -15,7 +15,7 @@ from vocalbench.components.base import ComponentUnavailable
 from vocalbench.judge import graders, rubrics
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
-from vocalbench.scoring.text import clarity_counts, error_rate
+from vocalbench.text import clarity_counts, error_rate
 
 
 class ScorerIdentity:
