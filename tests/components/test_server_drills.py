@@ -79,7 +79,7 @@ def verdicts(run: Path) -> dict[str, Any]:
         scores = {s.sample_id: (s.value, s.unscored) for s in store.scores()
                   if s.name == "main" and s.sample_id in {r["id"] for r in ROWS}}
         [usage] = [u for judge, u in store.judge_usage().items() if "+unfitted@" in judge]
-    return {"scores": scores, "calls": usage["calls"], "errors": usage["errors"]}
+    return {"scores": scores, "calls": usage.calls, "errors": usage.errors}
 
 
 def completions(cache: Path) -> int:
