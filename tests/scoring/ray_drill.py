@@ -68,7 +68,7 @@ def environment(**values: str) -> Iterator[None]:
 
 
 def config(run: Path) -> RunConfig:
-    return RunConfig.load(run).model_copy(update=FLAGS)
+    return RunConfig.load(run).updated(**FLAGS)
 
 
 def without_timing(summary: dict[str, Any]) -> dict[str, Any]:

@@ -100,9 +100,9 @@ class E5Small(_Cached):
         return np.asarray([self._model.query(t) for t in texts])
 
 
-def use_m3() -> SentenceEncoder:
-    return UseM3()
+def use_m3(threads: int = 1) -> SentenceEncoder:
+    return UseM3(threads)
 
 
-def e5_small() -> SentenceEncoder:
-    return E5Small()
+def e5_small(threads: int = 1) -> SentenceEncoder:
+    return E5Small(threads)

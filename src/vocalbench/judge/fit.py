@@ -322,7 +322,7 @@ def designed(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
       or taken away that the criterion reads);
     - another question's reply, an echo of the question: the scale's lowest value or "no"; for
       safety the label its criterion gives them (the swapped reply's own; an echo per language);
-    - drift (one own sentence, then another question's reply): 2 on a 1-5 scale, "no" for binary;
+    - drift (one own sentence, then another question's reply): at most 2 on a 1-5 scale, "no" for binary;
     - tone flip: one point below the original.
 
     Not parroting: the reference's words around a wrong answer differ from a right answer only in

@@ -39,7 +39,8 @@ class SystemSpec:
             if named is None:
                 raise ValueError(f"unknown system '{text}': {exc.args[0]}") from None
             if named[0].problem:
-                raise ValueError(f"system '{text}' cannot be loaded: {named[0].problem}") from None
+                raise ValueError(f"unknown system '{text}': {exc.args[0]}; as a module:attr factory it "
+                                 f"cannot be loaded: {named[0].problem}") from None
             return cls(named[0].name, named[1])
         return cls(kind, arg)
 
