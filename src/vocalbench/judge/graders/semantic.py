@@ -26,6 +26,7 @@ from functools import cache
 
 import numpy as np
 
+from vocalbench.components.encoder import SentenceEncoder
 from vocalbench.judge.graders.tokens import content_words, is_zh
 
 VERSION = "sem1"
@@ -54,14 +55,15 @@ def version() -> str:
 
 
 @cache
-def encoder() -> object:
+def encoder() -> SentenceEncoder:
     """The process's sentence encoder (``VOCALBENCH_JUDGE_ENCODER``, default the offline USE), loaded
     on first use; a missing package is ``ComponentUnavailable("encoder_not_installed")`` (the item is
     unscored, named). A fit is only valid with the encoder it was made with: the version in every
     grader id keeps verdicts of different encoders apart."""
     from vocalbench import components
 
-    return components.resolve_evaluator("encoder", encoder_spec())
+    encoder: SentenceEncoder = components.resolve_evaluator("encoder", encoder_spec())
+    return encoder
 
 
 def sentences(text: str, lang: str) -> list[str]:
@@ -75,7 +77,7 @@ def _own_share(sentence: str, question_terms: frozenset[str], lang: str) -> floa
     return sum(t not in question_terms for t in terms) / len(terms) if terms else 0.0
 
 
-def features(fields: Mapping[str, str], encode: object | None = None) -> dict[str, float]:
+def features(fields: Mapping[str, str], encode: SentenceEncoder | None = None) -> dict[str, float]:
     """The semantic features of one judged item (``fields``: what the judge is shown)."""
     question = (fields.get("question") or fields.get("instruction") or "").strip()
     reply = (fields.get("reply") or "").strip()
@@ -86,7 +88,7 @@ def features(fields: Mapping[str, str], encode: object | None = None) -> dict[st
     sents = sentences(reply, lang) or [reply]
     enc = encode if encode is not None else encoder()
     texts = [question, reply, *sents, *([reference] if reference else [])]
-    vectors = np.asarray(enc.encode(texts))  # type: ignore[attr-defined]
+    vectors = np.asarray(enc.encode(texts))
     q, r, per = vectors[0], vectors[1], vectors[2:2 + len(sents)] @ vectors[0]
     asked = frozenset(content_words(question, lang))
     own = np.asarray([_own_share(s, asked, lang) for s in sents])
