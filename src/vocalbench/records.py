@@ -6,9 +6,10 @@ pydantic model so that what goes into the run store is validated and round-trips
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, JsonValue
+from pydantic_core import to_jsonable_python
 
 Lang = Literal["en", "zh"]
 # The five emotion labels of the release (Question_emo, the order of an emotion item's Score list)
@@ -16,6 +17,9 @@ Lang = Literal["en", "zh"]
 EMOTIONS_5 = ("angry", "happy", "neutral", "sad", "surprised")
 # emotion2vec's <unk> class: the official scripts read a softmax over EMOTIONS_5 and it (docs/scoring.md)
 EMOTION_UNKNOWN = "unknown"
+# An open JSON object of a saved record (official pass-through fields, per-metric figures): what it
+# holds is written as JSON, so tuples are taken as the lists they are saved as.
+JsonObject = Annotated[dict[str, JsonValue], BeforeValidator(to_jsonable_python)]
 
 
 class Record(BaseModel):
@@ -53,7 +57,7 @@ class Sample(Record):
     history: list[Turn] = Field(default_factory=list)
     category: str | None = None
     sub_category: str | None = None
-    metadata: dict[str, Any] = Field(default_factory=dict)
+    metadata: JsonObject = Field(default_factory=dict)  # the other official fields, as given
 
     @property
     def key(self) -> tuple[str, str]:
@@ -99,7 +103,7 @@ class Reply(Record):
     attempts: int = 1
     source: str = "generated"  # "generated" | "imported" | "reused:<subset>/<id>"
     asr_text: str | None = None  # a transcript supplied with imported outputs (json_asr)
-    extra: dict[str, Any] = Field(default_factory=dict)
+    extra: JsonObject = Field(default_factory=dict)  # e.g. reused_source, original_id, replay bodies
 
     @property
     def rtf(self) -> float | None:
@@ -155,7 +159,7 @@ class Score(Record):
     scorer: str  # scorer id@version
     judge: JudgeTrace | None = None  # what the model saw and said, where a model was asked
     decided_by: DecidedBy | None = None  # a judged verdict's source
-    details: dict[str, Any] = Field(default_factory=dict)
+    details: JsonObject = Field(default_factory=dict)  # per-metric figures (e.g. dist, len, rubric)
 
     @property
     def scored(self) -> bool:

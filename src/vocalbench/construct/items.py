@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, field_validator, model_validator
 
 from vocalbench import catalog
 from vocalbench.files import id_problem
@@ -57,7 +57,7 @@ class Item(BaseModel):
     speaker_prompt: str | None = None  # a reference recording for zero-shot TTS (path)
     speaker_prompt_text: str | None = None
     audio: str | None = None  # official input only: the release's Audio path, kept when rebuilding
-    extra: dict[str, Any] = Field(default_factory=dict)  # other official fields, passed through
+    extra: dict[str, JsonValue] = Field(default_factory=dict)  # other official fields, passed through
 
     @field_validator("id")
     @classmethod
@@ -215,8 +215,8 @@ def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str
                        ("Dialect", item.dialect), ("Question_dialect", item.question_dialect)):
         if value is not None:
             rec[key] = value
-    for key, value in item.extra.items():
-        rec.setdefault(key, value)
+    for key, official in item.extra.items():
+        rec.setdefault(key, official)
     return rec
 
 

@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field
+from pydantic import Field, TypeAdapter
 
 from vocalbench.records import Record, Reply
 
@@ -105,4 +105,4 @@ def replay_log(reply: Reply) -> ReplayLog | None:
 def transcript(reply: Reply) -> list[TimedWord] | None:
     """Words with timings supplied with an imported recording (None: the run's ASR transcribes it)."""
     body = reply.extra.get("transcript")
-    return None if body is None else [TimedWord.model_validate(w) for w in body]
+    return None if body is None else TypeAdapter(list[TimedWord]).validate_python(body)

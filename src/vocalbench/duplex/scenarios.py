@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
+from pydantic import TypeAdapter
 
 from vocalbench.records import AudioRef, Sample
 
@@ -118,13 +119,9 @@ class Scenario:
 
     @classmethod
     def from_sample(cls, sample: Sample) -> Scenario:
-        m = dict(sample.metadata)
         if sample.audio is None:
             raise ValueError(f"duplex/{sample.id}: no input audio")
-        return cls(id=m["id"], kind=m["kind"], lang=m["lang"], audio=sample.audio.path, duration=float(m["duration"]),
-                   parts=[Part(**p) for p in m["parts"]], user_end=float(m["user_end"]),
-                   span=None if m.get("span") is None else (float(m["span"][0]), float(m["span"][1])),
-                   words=[(float(a), float(b), str(w)) for a, b, w in m.get("words") or []])
+        return TypeAdapter(cls).validate_python({**sample.metadata, "audio": sample.audio.path})
 
 
 def gaps(script: Script) -> list[float]:

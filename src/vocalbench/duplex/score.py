@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.duplex import metrics as m
 from vocalbench.duplex.records import SUBSET, Analysis, Interval, TimedWord, Window
@@ -181,7 +182,7 @@ async def judge_relevance(judge: Any, store: RunStore, sc: Scenario, key: str, w
     score = Score(subset=SUBSET, sample_id=key, name="relevance", value=verdict.value,
                   unscored=None if verdict.value is not None else (verdict.error or "judge_unscored"),
                   scorer=RELEVANCE_SCORER, judge=verdict.trace, decided_by=verdict.decided_by,
-                  details={"fields": fields, "rubric": rubric.ref})
+                  details={"fields": dict[str, JsonValue](fields), "rubric": rubric.ref})
     store.put_score(score, evaluator)
     return score
 

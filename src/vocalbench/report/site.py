@@ -194,11 +194,13 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
             continue
         families = []
         for fam, fig in sorted(v.families.items()):
+            by_source = fig.get("by_source")
+            sources = by_source if isinstance(by_source, dict) else {}
             families.append({"family": fam, "status": fig.get("status", ""), "figure": _check_figure(fig),
                              "stress": _stress_figure(fig),
                              "n": fig.get("n"), "validated": bool(fig.get("validated")),
                              "sources": ", ".join(f"{src} {f.get('kappa', f.get('spearman'))} (n {f['n']})"
-                                                  for src, f in fig.get("by_source", {}).items())})
+                                                  for src, f in sources.items() if isinstance(f, dict))})
         out.append({"label": r.label, "judge": v.judge, "checked_at": v.checked_at or "never",
                     "families": families, "warnings": v.unvalidated_subsets, "same_model": v.same_model_as_system})
     return out
@@ -345,8 +347,9 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
         asr = reply.asr_text
         for sc in named.values():
             for k in ("hyp", "asr", "transcript", "asr_text"):
-                if not asr and isinstance(sc.details.get(k), str):
-                    asr = sc.details[k]
+                got = sc.details.get(k)
+                if not asr and isinstance(got, str):
+                    asr = got
         e.update(text=reply.text, asr=asr,
                  error=None if reply.error is None else f"{reply.error.type}: {reply.error.message}",
                  audio=_audio_rel(r, reply.audio.path if reply.audio else None, out, f"run{i}/{subset}", sid))

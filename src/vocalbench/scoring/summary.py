@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
 from vocalbench import catalog
 from vocalbench.components.base import ComponentSpec
@@ -57,7 +57,7 @@ class SubsetRow(_Part):
     system_errors: int = 0
     complete: bool = True
     ci95: list[Number] | None = None
-    extra: dict[str, Any] = {}
+    extra: dict[str, JsonValue] = {}  # the subset's own figures (per subset: e.g. dist/len, preserve_rate)
     # judged verdicts by who decided them: {"grader": n, "rule": n, "model": n} (judged subsets only)
     decided_by: dict[str, int] | None = None
 
@@ -114,7 +114,7 @@ class JudgeValidity(_Part):
 
     judge: str = ""
     checked_at: str | None = None
-    families: dict[str, dict[str, Any]] = {}
+    families: dict[str, dict[str, JsonValue]] = {}  # judge-check figures per rubric family, as judge/check.py writes them
     unvalidated_subsets: dict[str, str] = {}
     same_model_as_system: bool = False
 

@@ -15,6 +15,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
+from typing import TypeGuard
+
+from pydantic import JsonValue
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.records import Reply, Sample, Score
@@ -130,11 +133,11 @@ class AcousticTally:
             elif s.name == UTMOS and s.scored and not s.system_error:
                 self.utmos.add(s.number)
             elif s.name == CLARITY:
-                self.dist += float(s.details.get(DIST, 0))
-                self.len += float(s.details.get(LEN, 0))
+                self.dist += _figure(s, DIST)
+                self.len += _figure(s, LEN)
                 self.clarity_scored += 1
-                self.cn2an[0] += int(s.details.get(DIST_CN2AN, s.details.get(DIST, 0)))
-                self.cn2an[1] += int(s.details.get(LEN_CN2AN, s.details.get(LEN, 0)))
+                self.cn2an[0] += int(_figure(s, DIST_CN2AN, DIST))
+                self.cn2an[1] += int(_figure(s, LEN_CN2AN, LEN))
 
     def results(self) -> dict[str, SubsetResult]:
         """``{"utmos": mean UTMOS, "wer"|"per": corpus-level Σdist/Σlen × 100}``."""
@@ -175,7 +178,7 @@ class AcousticTally:
         if c is not None and c.scored:
             dist, length = c.details.get(DIST), c.details.get(LEN)
             if _number(dist) and _number(length):
-                out |= {"clarity/sum": float(dist), "clarity/n": float(length)}  # type: ignore[arg-type]
+                out |= {"clarity/sum": float(dist), "clarity/n": float(length)}
             else:
                 out |= {"clarity/sum": c.number, "clarity/n": 1.0, "clarity/per_item": 1.0}
         return out
@@ -198,8 +201,19 @@ class AcousticTally:
                               note=note)
 
 
-def _number(v: object) -> bool:
+def _number(v: JsonValue) -> TypeGuard[int | float]:
     return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _figure(score: Score, *keys: str) -> float:
+    """The first of ``keys`` a clarity score's details hold (0 when it holds none of them)."""
+    for key in keys:
+        if key in score.details:
+            v = score.details[key]
+            if not _number(v):
+                raise ValueError(f"{score.subset}/{score.sample_id} {score.name}: details.{key} is not a number: {v!r}")
+            return float(v)
+    return 0.0
 
 
 def aggregate_acoustic(scores: Iterable[Score], lang: str) -> dict[str, SubsetResult]:

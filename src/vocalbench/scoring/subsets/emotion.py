@@ -90,7 +90,8 @@ class Emotion(LanguageScorer):
             return failed(sample, ACOUSTIC, self.ref, reason, 1.0)
         assert reply is not None
         ratings = meta(sample, "Score")
-        if not isinstance(ratings, list) or len(ratings) != len(EMOTIONS_5):
+        numbers = [float(r) for r in ratings if isinstance(r, (int, float))] if isinstance(ratings, list) else []
+        if not isinstance(ratings, list) or len(ratings) != len(EMOTIONS_5) or len(numbers) != len(ratings):
             return unscored(sample, ACOUSTIC, self.ref, "no_emotion_ratings")
         if ctx.emotion is None:
             return unscored(sample, ACOUSTIC, self.ref, "emotion_not_configured")
@@ -99,7 +100,7 @@ class Emotion(LanguageScorer):
         except ComponentUnavailable as exc:
             return unscored(sample, ACOUSTIC, self.ref, exc.reason)
         try:
-            value = acoustic_score(distribution, ratings)
+            value = acoustic_score(distribution, numbers)
         except ValueError:
             return unscored(sample, ACOUSTIC, self.ref, "emotion_distribution_empty")
         return scored(sample, ACOUSTIC, self.ref, value, distribution={e: float(distribution.get(e, 0.0))

@@ -25,6 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from pydantic import JsonValue
+
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.judge.graders.repeat import split_instruction
@@ -224,7 +226,7 @@ class Check:
 
     ok: bool | None
     reason: str | None = None
-    detail: dict[str, object] | None = None
+    detail: dict[str, JsonValue] | None = None
     judged: Score | None = None  # the content judge's verdict, where the judge ran
 
 
@@ -409,8 +411,8 @@ def _with_trace(score: Score, checks: list[tuple[str, Check]]) -> Score:
     return score
 
 
-def _summary(checks: list[tuple[str, Check]]) -> dict[str, object]:
-    out: dict[str, object] = {}
+def _summary(checks: list[tuple[str, Check]]) -> dict[str, JsonValue]:
+    out: dict[str, JsonValue] = {}
     for name, c in checks:
         out[name] = {"ok": c.ok, **({"reason": c.reason} if c.reason else {}), **(c.detail or {})}
     return out

@@ -72,8 +72,9 @@ class _ReasoningTally(MeanTally):
         kind = self.kinds.get(str(score.details.get("kind")))
         if kind is not None:
             kind.add(score.number)
-        if "rubric_score" in score.details:
-            self.rubric_raw.add(float(score.details["rubric_score"]))
+        raw = score.details.get("rubric_score")
+        if isinstance(raw, (int, float)):
+            self.rubric_raw.add(float(raw))
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
         extra: dict[str, object] = {}

@@ -9,7 +9,8 @@ excluded and the subset marked incomplete. Aggregation lives in :mod:`vocalbench
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import JsonValue
 
 from vocalbench.components.base import ComponentUnavailable
 from vocalbench.judge import graders, rubrics
@@ -67,26 +68,26 @@ def imported_without_audio(reply: Reply | None) -> bool:
     return reply.source == "imported" or reply.extra.get("reused_source") == "imported"
 
 
-def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: object) -> Score:
+def failed(sample: Sample, name: str, scorer: str, reason: str, worst: float, **details: JsonValue) -> Score:
     """A system-failure score with the metric's worst value."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=worst, system_error=reason,
                  scorer=scorer, details=details)
 
 
-def unscored(sample: Sample, name: str, scorer: str, reason: str, **details: object) -> Score:
+def unscored(sample: Sample, name: str, scorer: str, reason: str, **details: JsonValue) -> Score:
     """An evaluator-failure score: no value, a reason."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=None, unscored=reason,
                  scorer=scorer, details=details)
 
 
-def scored(sample: Sample, name: str, scorer: str, value: float, **details: object) -> Score:
+def scored(sample: Sample, name: str, scorer: str, value: float, **details: JsonValue) -> Score:
     """A plain score."""
     return Score(subset=sample.subset, sample_id=sample.id, name=name, value=float(value), scorer=scorer,
                  details=details)
 
 
 # -- what the scorers read ---------------------------------------------------------------------
-def meta(sample: Sample, key: str, default: Any = None) -> Any:
+def meta(sample: Sample, key: str, default: JsonValue = None) -> JsonValue:
     """An official field kept in ``sample.metadata`` (official spelling, e.g. ``Text_emo``)."""
     value = sample.metadata.get(key)
     return default if value is None else value
@@ -141,7 +142,7 @@ async def reply_content(reply: Reply | None, ctx: ScoringContext, lang: str | No
 
 
 def text_or_scores(content: Content, sample: Sample, scorer: str, worst: float, names: tuple[str, ...],
-                   cannot_judge: str | None = None, /, **details: object) -> str | list[Score]:
+                   cannot_judge: str | None = None, /, **details: JsonValue) -> str | list[Score]:
     """The reply text to score, or the scores (one per name) of an item without it: a system
     failure (the metric's ``worst`` value), then ``cannot_judge`` (the scorer's own reason, e.g.
     an unknown category), then unscored content (no transcript, ...)."""
@@ -154,7 +155,7 @@ def text_or_scores(content: Content, sample: Sample, scorer: str, worst: float, 
 
 
 async def judge(sample: Sample, name: str, scorer: str, ctx: ScoringContext, rubric_id: str,
-                fields: dict[str, str], **details: object) -> Score:
+                fields: dict[str, str], **details: JsonValue) -> Score:
     """One judge verdict as a Score: binary 1/0 or a lo..hi scale value; errors are unscored."""
     rubric = rubrics.load(rubric_id)
     if ctx.judge is None:

@@ -3,6 +3,8 @@ and relevance of practical advice. No reference is shown to the judge."""
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext
@@ -11,7 +13,7 @@ from vocalbench.scoring.tally import MAIN, MeanTally
 
 
 async def single_round_score(sample: Sample, reply: Reply | None, ctx: ScoringContext, scorer: str,
-                             lang: str, **details: object) -> Score:
+                             lang: str, **details: JsonValue) -> Score:
     """One item judged with the single-round rubric (shared with robust and robust_clean); v1 (en)
     with the official v1 prompt's notes (``single_round_v1_en``)."""
     text = text_or_scores(await reply_content(reply, ctx, lang), sample, scorer, 1.0, (MAIN,), **details)
