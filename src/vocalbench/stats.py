@@ -19,7 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, overload
 
 import numpy as np
 
@@ -30,6 +30,12 @@ _COUNT_CHUNK = 250  # resamples per block of multinomial draws
 TotalsFn = Callable[[np.ndarray], np.ndarray]  # (B, k) column totals -> (B,) values
 # a summary value or a vector of replicate values: the statistics below take either
 Values = TypeVar("Values", float, np.ndarray)
+
+
+class Combine(Protocol):
+    """A value of several values (a dimension of its subsets), on floats or replicate vectors alike."""
+
+    def __call__(self, values: Sequence[Values], /) -> Values: ...
 
 
 @dataclass(frozen=True)
@@ -196,14 +202,21 @@ def mean_value(total: Values, n: Values | int, scale: float = 1.0) -> Values:
     return total / n * scale
 
 
-def median_of(values: Any, axis: int | None = None) -> Any:
-    """The median (of the latency rows: over the replies), over ``axis``."""
-    return np.median(values, axis=axis)
+@overload
+def median_of(values: np.ndarray, axis: None = None) -> float: ...
+@overload
+def median_of(values: np.ndarray, axis: int) -> np.ndarray: ...
+def median_of(values: np.ndarray, axis: int | None = None) -> float | np.ndarray:
+    """The median (of the latency rows: over the replies), over ``axis`` (all of them: a float)."""
+    return float(np.median(values)) if axis is None else np.median(values, axis=axis)
 
 
-def mean_of(values: Sequence[Any]) -> Any:
+def mean_of(values: Sequence[Values]) -> Values:
     """The plain mean of several values (a dimension carried by several subsets: zh knowledge)."""
-    return sum(values) / len(values)
+    total = values[0]
+    for v in values[1:]:
+        total = total + v
+    return total / len(values)
 
 
 def pr_value(mixed: Values, control: Values) -> Values:

@@ -13,9 +13,11 @@ import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypedDict, TypeVar
+
+from pydantic import JsonValue, TypeAdapter
 
 from vocalbench.components.base import (
     ASR,
@@ -28,6 +30,20 @@ from vocalbench.files import create_database
 from vocalbench.redact import redact
 
 T = TypeVar("T")  # what a component returns for one file
+
+
+class _TranscriptValue(TypedDict):
+    """A cached transcript (the fields of :class:`Transcript` but its file)."""
+
+    text: str
+    language: str | None
+    seconds: float | None
+
+
+# what the cache holds per kind, checked as it is read back
+_CACHED_TRANSCRIPT = TypeAdapter(_TranscriptValue)
+_CACHED_MOS = TypeAdapter(float)
+_CACHED_DISTRIBUTION = TypeAdapter(dict[str, float])
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS results (
@@ -58,9 +74,9 @@ class ResultCache:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.executescript(_SCHEMA)
 
-    def get_many(self, kind: str, component: str, audios: Sequence[str], variant: str = "") -> dict[str, Any]:
+    def get_many(self, kind: str, component: str, audios: Sequence[str], variant: str = "") -> dict[str, JsonValue]:
         """Cached values for these audio hashes (missing ones absent)."""
-        out: dict[str, Any] = {}
+        out: dict[str, JsonValue] = {}
         with self._lock:
             for h in set(audios):
                 row = self._db.execute(
@@ -71,7 +87,7 @@ class ResultCache:
                     out[h] = json.loads(row[0])
         return out
 
-    def put_many(self, kind: str, component: str, values: dict[str, object], variant: str = "") -> None:
+    def put_many(self, kind: str, component: str, values: Mapping[str, JsonValue], variant: str = "") -> None:
         now = time.time()
         with self._lock, self._db:
             self._db.executemany(
@@ -111,11 +127,10 @@ def default_cache() -> ResultCache:
         return _DEFAULT
 
 
-def component_key(component: object) -> str:
+def component_key(component: ASR | MOS | EmotionClassifier) -> str:
     """id plus version: what identifies a component's outputs in cache keys."""
     version = getattr(component, "version", "")
-    cid = getattr(component, "id")  # noqa: B009 - every component has an id (components/base.py)
-    return f"{cid}|{version}" if version else str(cid)
+    return f"{component.id}|{version}" if version else component.id
 
 
 def _hashes(paths: Sequence[str | Path]) -> list[str | ComponentError]:
@@ -134,11 +149,11 @@ def _hashes(paths: Sequence[str | Path]) -> list[str | ComponentError]:
 
 def _cached_batch(
     kind: str,
-    component: object,
+    component: ASR | MOS | EmotionClassifier,
     paths: Sequence[str | Path],
     run: Callable[[list[str]], Sequence[T | ComponentError]],
-    encode: Callable[[T], object],
-    decode: Callable[[str, Any], T],
+    encode: Callable[[T], JsonValue],
+    decode: Callable[[str, JsonValue], T],
     variant: str = "",
     cache: ResultCache | None = None,
 ) -> list[T | ComponentError]:
@@ -161,7 +176,7 @@ def _cached_batch(
         fresh = run(first)
         if len(fresh) != len(first):
             raise RuntimeError(f"{key} returned {len(fresh)} results for {len(first)} files")
-        store: dict[str, object] = {}
+        store: dict[str, JsonValue] = {}
         for (h, idx), r in zip(todo.items(), fresh):
             if not isinstance(r, ComponentError):
                 store[h] = encode(r)
@@ -184,7 +199,7 @@ def cached_transcribe(asr: ASR, paths: Sequence[str | Path], lang: str | None = 
         "asr", asr, paths,
         run=lambda ps: asr.transcribe(ps, lang=lang),
         encode=lambda t: {"text": t.text, "language": t.language, "seconds": t.seconds},
-        decode=lambda p, v: Transcript(file=p, text=v["text"], language=v["language"], seconds=v["seconds"]),
+        decode=lambda p, v: Transcript(file=p, **_CACHED_TRANSCRIPT.validate_python(v)),
         variant=lang or "auto",
         cache=cache,
     )
@@ -193,11 +208,11 @@ def cached_transcribe(asr: ASR, paths: Sequence[str | Path], lang: str | None = 
 def cached_mos(mos: MOS, paths: Sequence[str | Path], cache: ResultCache | None = None) -> list[float | ComponentError]:
     """``mos.score`` with results cached by (audio content, MOS id+version)."""
     return _cached_batch("mos", mos, paths, run=lambda ps: mos.score(ps), encode=float,
-                         decode=lambda p, v: float(v), cache=cache)
+                         decode=lambda p, v: _CACHED_MOS.validate_python(v), cache=cache)
 
 
 def cached_emotion(clf: EmotionClassifier, paths: Sequence[str | Path],
                    cache: ResultCache | None = None) -> list[dict[str, float] | ComponentError]:
     """``clf.classify`` with results cached; ComponentUnavailable from the classifier propagates."""
-    return _cached_batch("emotion", clf, paths, run=lambda ps: clf.classify(ps), encode=dict,
-                         decode=lambda p, v: dict(v), cache=cache)
+    return _cached_batch("emotion", clf, paths, run=lambda ps: clf.classify(ps), encode=lambda d: dict(d),
+                         decode=lambda p, v: _CACHED_DISTRIBUTION.validate_python(v), cache=cache)

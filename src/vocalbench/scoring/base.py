@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
+
+from pydantic import JsonValue
 
 from vocalbench.judge.rubrics.record import Evidence, Rubric, Verdict
 from vocalbench.records import Reply, Sample, Score
@@ -52,7 +54,7 @@ class SubsetResult:
     system_errors: int
     complete: bool
     ci95: tuple[float, float] | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JsonValue] = field(default_factory=dict)  # the subset's own figures (summary.json)
     unscored_reasons: dict[str, int] = field(default_factory=dict)
 
 

@@ -15,13 +15,13 @@ the radar); the report, leaderboard and plots read it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 
 from vocalbench import catalog
 from vocalbench.scoring.base import SubsetResult
-from vocalbench.stats import mean_of, pr_value, preserve_rate
+from vocalbench.stats import Combine, Values, mean_of, pr_value, preserve_rate
 
 __all__ = ["DIMENSIONS", "ROWS", "DimensionSpec", "Dimensions", "Recipe", "ci_row", "clarity_of", "compute",
            "dimension_order", "preserve_rate", "recipe", "shown", "subsets_of"]
@@ -109,11 +109,11 @@ def ci_row(dimension: str, lang: str) -> str | None:
     return None
 
 
-def _copy(values: Sequence[Any]) -> Any:
+def _copy(values: Sequence[Values]) -> Values:
     return values[0]
 
 
-def _preserve(values: Sequence[Any]) -> Any:
+def _preserve(values: Sequence[Values]) -> Values:
     return pr_value(values[0], values[1])
 
 
@@ -125,7 +125,7 @@ class Recipe:
 
     kind: Literal["copy", "mean", "preserve_rate"]
     inputs: tuple[str, ...]
-    fn: Callable[[Sequence[Any]], Any]
+    fn: Combine
     partial: bool = False
 
 

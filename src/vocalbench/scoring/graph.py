@@ -18,7 +18,6 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -30,7 +29,7 @@ from vocalbench.scoring.overall import TERMS, Term
 from vocalbench.scoring.subsets import scorer_for, tally_of
 from vocalbench.scoring.subsets.acoustic import AcousticTally
 from vocalbench.scoring.tally import MeanTally, column
-from vocalbench.stats import DEFAULT_RESAMPLES, Statistic, interval, replicate_totals
+from vocalbench.stats import DEFAULT_RESAMPLES, Combine, Statistic, interval, replicate_totals
 
 Key = tuple[str, str]  # (subset, sample id)
 _TRAILING_NUMBER = re.compile(r"(\d+)$")
@@ -138,12 +137,12 @@ def _side_by_side(parts: Sequence[Statistic]) -> tuple[tuple[str, ...], list[tup
     return tuple(columns), slices
 
 
-def _combined(name: str, parts: Sequence[Statistic], fn: Callable[[list[Any]], Any], note: str = "") -> Statistic:
+def _combined(name: str, parts: Sequence[Statistic], fn: Combine, note: str = "") -> Statistic:
     """A statistic of several statistics' values."""
     columns, slices = _side_by_side(parts)
 
     def total(t: np.ndarray) -> np.ndarray:
-        return fn([stat.fn(t[:, sl]) for stat, sl in slices])  # type: ignore[no-any-return]
+        return fn([stat.fn(t[:, sl]) for stat, sl in slices])
 
     return Statistic(name, columns, total, note)
 

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
-from typing import Any
+
+import numpy as np
+from pydantic import JsonValue
 
 from vocalbench import catalog, stats
 from vocalbench.records import Sample, Score
@@ -34,7 +36,7 @@ def column(owner: str, name: str) -> str:
 
 def mean_statistic(name: str, owner: str, scale: float = 1.0, part: str = "", note: str = "") -> Statistic:
     """The mean of ``owner``'s ``[part]sum`` over its ``[part]n`` column, × ``scale``."""
-    def fn(t: Any) -> Any:
+    def fn(t: np.ndarray) -> np.ndarray:
         return mean_value(t[:, 0], t[:, 1], scale)
 
     return Statistic(name, (column(owner, f"{part}sum"), column(owner, f"{part}n")), fn, note)
@@ -115,12 +117,12 @@ class MeanTally:
             return None
         return round(float(stats.mean_value(self.total, self.scored, self.scale)), self.digits)
 
-    def summary(self, extra: dict[str, Any] | None = None) -> SubsetResult:
+    def summary(self, extra: Mapping[str, JsonValue] | None = None) -> SubsetResult:
         n_unscored = sum(self.reasons.values())
         return SubsetResult(
             metric=self.metric, value=self.mean(), n=self.n, scored=self.scored, unscored=n_unscored,
             system_errors=self.system_errors, complete=n_unscored == 0 and self.scored > 0,
-            extra=extra or {}, unscored_reasons=dict(self.reasons),
+            extra=dict(extra or {}), unscored_reasons=dict(self.reasons),
         )
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
@@ -148,8 +150,8 @@ class GroupMeans:
         if score is not None and score.scored:
             self._groups.setdefault(str(group), RunningMean()).add(score.number)
 
-    def means(self) -> dict[str, float]:
-        return {k: m.mean(self.scale) for k, m in sorted(self._groups.items())}  # type: ignore[misc]
+    def means(self) -> dict[str, float | None]:
+        return {k: m.mean(self.scale) for k, m in sorted(self._groups.items())}
 
 
 class GroupedTally(MeanTally):
@@ -167,7 +169,7 @@ class GroupedTally(MeanTally):
         self.groups.add(self.group(sample), score)
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        return self.summary({self.extra_key: self.groups.means()})
+        return self.summary({self.extra_key: dict(self.groups.means())})
 
 
 def dep_mean(deps: Deps, name: str, scale: float = 100.0) -> float | None:

@@ -158,8 +158,8 @@ class AcousticTally:
             ),
         }
 
-    def _clarity_extra(self, dist: int, total: int) -> dict[str, float | int | None]:
-        extra: dict[str, float | int | None] = {"dist": dist, "len": total}
+    def _clarity_extra(self, dist: int, total: int) -> dict[str, JsonValue]:
+        extra: dict[str, JsonValue] = {"dist": dist, "len": total}
         if self.lang == "zh":  # the corrected number reading (15 -> 十五), docs/scoring.md
             extra["per_cn2an"] = round(self.cn2an[0] / self.cn2an[1] * 100, 4) if self.cn2an[1] else None
         return extra

@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
@@ -116,7 +118,7 @@ class _CsKnowledgeTally(MeanTally):
         super().__init__("accuracy", scale=100)
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        extra: dict[str, object] = {}
+        extra: dict[str, JsonValue] = {}
         if deps and "cs_knowledge_en" in deps:
             control = dep_mean(deps, "cs_knowledge_en")
             extra["cs_knowledge_en_accuracy"] = control
@@ -141,7 +143,7 @@ class _OpenEndedTally(MeanTally):
                 above.add(float(s.number > 3))
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        extra: dict[str, object] = {}
+        extra: dict[str, JsonValue] = {}
         for name, (values, above) in self.parts.items():
             extra[f"{name}_mean"] = values.mean()
             extra[f"{name}_share_gt3"] = above.mean(100)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
 
 import numpy as np
 
@@ -34,7 +33,7 @@ from vocalbench.scoring.subsets.rules import (
     unscored,
 )
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
-from vocalbench.stats import Statistic, mean_value
+from vocalbench.stats import Statistic, Values, mean_value
 
 SEMANTIC, ACOUSTIC = "semantic", "acoustic"
 THRESHOLD = 3.0
@@ -59,9 +58,10 @@ def item_value(semantic: float, acoustic: float, protocol: str) -> float:
     return semantic + acoustic if protocol == "v1" else float(empathic(semantic, acoustic))
 
 
-def v1_empathy(semantic_mean: Any, acoustic_mean: Any) -> Any:
+def v1_empathy(semantic_mean: Values, acoustic_mean: Values) -> Values:
     """The v1 empathy value: semantic mean + acoustic mean (2-10)."""
-    return semantic_mean + acoustic_mean
+    total: Values = semantic_mean + acoustic_mean
+    return total
 
 
 class Emotion(LanguageScorer):
@@ -136,12 +136,12 @@ class _EmpathyTally(MeanTally):
             self.add_score(combined)
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        extra: dict[str, object] = {f"{name}_mean": values.mean() for name, (values, _) in self.parts.items()}
+        extra: dict[str, float | None] = {f"{name}_mean": values.mean() for name, (values, _) in self.parts.items()}
         extra |= {f"{name}_rate": reached.mean(100) for name, (_, reached) in self.parts.items()}
         res = self.summary(extra)
         if self.protocol == "v1":
-            means = extra["semantic_mean"], extra["acoustic_mean"]
-            res.value = round(v1_empathy(means[0], means[1]), 4) if None not in means else None
+            semantic, acoustic = extra["semantic_mean"], extra["acoustic_mean"]
+            res.value = round(v1_empathy(semantic, acoustic), 4) if semantic is not None and acoustic is not None else None
         return res
 
     def item_sums(self, sample: Sample, scores: list[Score]) -> Sums:
@@ -166,7 +166,7 @@ class _EmpathyTally(MeanTally):
             return None
 
         def fn(t: np.ndarray) -> np.ndarray:
-            return v1_empathy(mean_value(t[:, 0], t[:, 1]), mean_value(t[:, 2], t[:, 3]))  # type: ignore[no-any-return]
+            return v1_empathy(mean_value(t[:, 0], t[:, 1]), mean_value(t[:, 2], t[:, 3]))
 
         return Statistic(f"subset:{subset}", cols, fn)
 

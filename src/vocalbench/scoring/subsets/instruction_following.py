@@ -393,7 +393,7 @@ class _V1Tally(GroupedTally):
         self.as_official.add_score(pick(scores, OFFICIAL_V1_PROMPT) or pick(scores, MAIN))
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        return self.summary({self.extra_key: self.groups.means(),
+        return self.summary({self.extra_key: dict(self.groups.means()),
                              "following_rate_official_v1_prompt": self.as_official.mean()})
 
 

@@ -11,6 +11,8 @@ Dialect PR = accuracy(dialect) / accuracy(dialect_mandarin) × 100, capped; repo
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
@@ -116,7 +118,7 @@ class _KnowledgeZhTally(MeanTally):
             self.judged += rule == "judge"
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        extra: dict[str, object] = {"substring_hits": self.substring_hits, "judged": self.judged}
+        extra: dict[str, JsonValue] = {"substring_hits": self.substring_hits, "judged": self.judged}
         if self.subset == "dialect" and deps and "dialect_mandarin" in deps:
             extra["preserve_rate"] = preserve_rate(self.mean(), dep_mean(deps, "dialect_mandarin"))
         return self.summary(extra)

@@ -15,6 +15,7 @@ from array import array
 from collections.abc import Iterable
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.records import Reply
 from vocalbench.scoring.base import SubsetResult
@@ -26,7 +27,7 @@ def _summary(metric: str, values: list[float], n: int, failures: int, reasons: d
     x = np.asarray(values, dtype=float)
     reasons = {k: v for k, v in reasons.items() if v}
     missing = sum(reasons.values())
-    extra: dict[str, object] = {"origin": sorted(origins)}
+    extra: dict[str, JsonValue] = {"origin": list(sorted(origins))}
     ci = median_ci(x)
     if x.size:
         extra.update(mean=round(float(x.mean()), 4), p90=round(float(np.percentile(x, 90)), 4),

@@ -9,6 +9,8 @@ question, the reference and the reply.
 
 from __future__ import annotations
 
+from pydantic import JsonValue
+
 from vocalbench.catalog import Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.scoring.base import ScoringContext, SubsetResult
@@ -77,7 +79,7 @@ class _ReasoningTally(MeanTally):
             self.rubric_raw.add(float(raw))
 
     def result(self, deps: Deps | None = None) -> SubsetResult:
-        extra: dict[str, object] = {}
+        extra: dict[str, JsonValue] = {}
         for kind, values in self.kinds.items():
             extra[f"{kind}_n"] = values.n
             extra[f"{kind}_accuracy"] = values.mean(100)

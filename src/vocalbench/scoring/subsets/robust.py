@@ -13,10 +13,11 @@ pairs with robust_clean ``…-NNN``).
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
-from typing import Any
+from collections.abc import Collection, Iterable, Sequence
+from typing import overload
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.catalog import Clustering, Layout, SubsetSpec, declare
 from vocalbench.records import Reply, Sample, Score
@@ -24,7 +25,7 @@ from vocalbench.scoring.base import ScoringContext, SubsetResult
 from vocalbench.scoring.subsets.rules import LanguageScorer, meta
 from vocalbench.scoring.subsets.single_round import SingleRound, single_round_score
 from vocalbench.scoring.tally import Deps, MeanTally, RunningMean, Sums, column, pick
-from vocalbench.stats import Statistic, mean_value
+from vocalbench.stats import Statistic, Values, mean_value
 
 # The condition families, and the six ``family/level`` conditions whose preserve rates make Robust PR
 # (docs/scoring.md); the scorer, the statistics and the perturbation builder read these.
@@ -62,23 +63,31 @@ def base_question(sample_id: str) -> int:
     return int(m.group(1))
 
 
-def capped_pr(condition_mean: Any, clean_mean: Any) -> Any:
+def capped_pr(condition_mean: Values, clean_mean: Values) -> Values:
     """PR_k = min(1, mean under condition k / clean mean), element-wise (floats or arrays): the one
     definition the tally and the report's bootstrap both use."""
-    return np.minimum(1.0, np.divide(condition_mean, clean_mean))
+    pr: Values = np.minimum(1.0, np.divide(condition_mean, clean_mean))
+    return pr
 
 
-def robust_pr(prs: Any, axis: int = 0) -> Any:
-    """Robust PR (%) = the mean of the headline conditions' PR_k × 100 (over ``axis``): the tally's
-    value and :func:`robust_value`."""
-    return np.mean(prs, axis=axis) * 100
+@overload
+def robust_pr(prs: Sequence[float]) -> float: ...
+@overload
+def robust_pr(prs: np.ndarray, axis: int) -> np.ndarray: ...
+def robust_pr(prs: Sequence[float] | np.ndarray, axis: int = 0) -> float | np.ndarray:
+    """Robust PR (%) = the mean of the headline conditions' PR_k × 100: of a summary's PR_k (the
+    tally's value), or per row of a (B, k) array over ``axis`` (:func:`robust_value`)."""
+    if isinstance(prs, np.ndarray):
+        per_row: np.ndarray = np.mean(prs, axis=axis) * 100
+        return per_row
+    return float(np.mean(prs)) * 100
 
 
 def robust_value(totals: np.ndarray) -> np.ndarray:
     """Robust PR (%) of column totals ``[clean sum, clean n, then sum and n of each headline
     condition]``: the statistic of the tally's paired bootstrap and of the report's."""
     clean = mean_value(totals[:, 0], totals[:, 1])
-    return robust_pr(capped_pr(mean_value(totals[:, 2::2], totals[:, 3::2]), clean[:, None]), axis=1)  # type: ignore[no-any-return]
+    return robust_pr(capped_pr(mean_value(totals[:, 2::2], totals[:, 3::2]), clean[:, None]), axis=1)
 
 
 def headline_index(sample: Sample) -> int | None:
@@ -149,24 +158,20 @@ class _RobustTally(MeanTally):
         clean = {base_question(sid): v for sid, v in (deps or {}).get("robust_clean", {}).items()}
         clean_mean = float(np.mean(list(clean.values()))) if clean else None
 
-        conditions: dict[str, dict[str, dict[str, float | int | None]]] = {}
+        conditions: dict[str, dict[str, JsonValue]] = {}  # family -> level -> {mean, pr, n}
+        prs: dict[str, float | None] = {}  # condition -> PR_k
         for cond in sorted(self.sums, key=lambda c: (c.split("/")[0], _level_key(c.split("/")[1]))):
             family, level = cond.split("/", 1)
             mean = self.sums[cond].mean(digits=None)
             pr = float(capped_pr(mean, clean_mean)) if mean is not None and clean_mean else None
+            prs[cond] = round(pr, 6) if pr is not None else None
             conditions.setdefault(family, {})[level] = {
-                "mean": round(mean, 4) if mean is not None else None,
-                "pr": round(pr, 6) if pr is not None else None,
-                "n": self.sums[cond].n,
-            }
+                "mean": round(mean, 4) if mean is not None else None, "pr": prs[cond], "n": self.sums[cond].n}
 
-        def pr_of(cond: str) -> float | None:
-            family, level = cond.split("/", 1)
-            return conditions.get(family, {}).get(level, {}).get("pr")
-
-        headline = {c: pr_of(c) for c in HEADLINE}
-        complete_headline = all(v is not None for v in headline.values())
-        value = round(float(robust_pr(list(headline.values()))), 4) if complete_headline else None
+        headline = {c: prs.get(c) for c in HEADLINE}
+        headline_prs = [v for v in headline.values() if v is not None]
+        complete_headline = len(headline_prs) == len(headline)
+        value = round(robust_pr(headline_prs), 4) if complete_headline else None
         uncapped = None
         if complete_headline and clean_mean:
             raw = [self.sums[c].mean(digits=None) / clean_mean for c in HEADLINE]  # type: ignore[operator]
@@ -176,11 +181,11 @@ class _RobustTally(MeanTally):
         base.extra = {
             "clean_mean": round(clean_mean, 4) if clean_mean is not None else None,
             "clean_n": len(clean),
-            "headline_pr": headline,
+            "headline_pr": dict(headline),
             "capped_pr_mean": value,
-            "pr_sum": round(float(sum(headline.values())), 6) if complete_headline else None,  # type: ignore[arg-type]
+            "pr_sum": round(float(sum(headline_prs)), 6) if complete_headline else None,
             "uncapped_pr_mean": uncapped,
-            "conditions": conditions,
+            "conditions": dict(conditions),
         }
         if not clean:
             base.extra["missing"] = "no robust_clean scores: clean baseline undefined"
