@@ -15,9 +15,9 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TypedDict, TypeVar
+from typing import TypeVar
 
-from pydantic import JsonValue, TypeAdapter
+from pydantic import BaseModel, JsonValue, TypeAdapter
 
 from vocalbench.components.base import (
     ASR,
@@ -32,8 +32,8 @@ from vocalbench.redact import redact
 T = TypeVar("T")  # what a component returns for one file
 
 
-class _TranscriptValue(TypedDict):
-    """A cached transcript (the fields of :class:`Transcript` but its file)."""
+class _CachedTranscript(BaseModel):
+    """A cached transcript: the fields of :class:`Transcript` but its file."""
 
     text: str
     language: str | None
@@ -41,7 +41,6 @@ class _TranscriptValue(TypedDict):
 
 
 # what the cache holds per kind, checked as it is read back
-_CACHED_TRANSCRIPT = TypeAdapter(_TranscriptValue)
 _CACHED_MOS = TypeAdapter(float)
 _CACHED_DISTRIBUTION = TypeAdapter(dict[str, float])
 
@@ -199,7 +198,7 @@ def cached_transcribe(asr: ASR, paths: Sequence[str | Path], lang: str | None = 
         "asr", asr, paths,
         run=lambda ps: asr.transcribe(ps, lang=lang),
         encode=lambda t: {"text": t.text, "language": t.language, "seconds": t.seconds},
-        decode=lambda p, v: Transcript(file=p, **_CACHED_TRANSCRIPT.validate_python(v)),
+        decode=lambda p, v: Transcript(file=p, **_CachedTranscript.model_validate(v).model_dump()),
         variant=lang or "auto",
         cache=cache,
     )
