@@ -19,6 +19,7 @@ from pathlib import Path
 
 from vocalbench import audio, catalog
 from vocalbench.components.base import MOS, TTS, ComponentError, ComponentUnavailable, EmotionClassifier
+from vocalbench.construct.manifest import GateDecision, GateSettings, PoolManifest
 from vocalbench.construct.perturb import rng_for
 
 REFERENCE = {
@@ -42,7 +43,7 @@ class VoicePools:
         spec = catalog.find(subset)
         return self.clarity if spec is not None and spec.clear_voices else self.conversational
 
-    def to_manifest(self) -> dict[str, object]:
+    def to_manifest(self) -> PoolManifest:
         return {"clarity_critical": self.clarity, "conversational": self.conversational,
                 "mos": self.scores, "note": self.note}
 
@@ -97,7 +98,7 @@ class EmotionGate:
     def active(self) -> bool:
         return self.classifier is not None
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> GateSettings:
         if not self.active:
             return {"status": "skipped", "reason": self.reason or "no emotion classifier configured"}
         return {"status": "active", "classifier": getattr(self.classifier, "id", type(self.classifier).__name__),
@@ -111,22 +112,19 @@ class EmotionGate:
             return None
         return float(out.get(target, 0.0))
 
-    def check(self, path: str | Path, target: str, prompt: str | Path | None = None) -> dict[str, object]:
+    def check(self, path: str | Path, target: str, prompt: str | Path | None = None) -> GateDecision:
         """Gate decision for one synthesised query (and its speaker prompt, if any). A classifier
         that turns out to be unavailable (e.g. the offline placeholder) switches the gate off."""
         if not self.active:
             return {"gate": "skipped", "passed": True, "reason": self.reason or "no emotion classifier configured"}
-        decision: dict[str, object] = {"gate": "emotion", "target": target}
         try:
             p = self.probability(path, target)
         except ComponentUnavailable as exc:
             self.classifier, self.reason = None, f"{exc.reason}: {exc}"
             return {"gate": "skipped", "passed": True, "reason": self.reason}
-        decision["Question_prob"] = p
         ok = p is not None and p > QUERY_THRESHOLD
-        if prompt is not None:
-            pp = self.probability(prompt, target)
-            decision["Prompt_prob"] = pp
-            ok = ok and pp is not None and pp > PROMPT_THRESHOLD
-        decision["passed"] = bool(ok)
-        return decision
+        if prompt is None:
+            return {"gate": "emotion", "target": target, "Question_prob": p, "passed": ok}
+        pp = self.probability(prompt, target)
+        ok = ok and pp is not None and pp > PROMPT_THRESHOLD
+        return {"gate": "emotion", "target": target, "Question_prob": p, "Prompt_prob": pp, "passed": ok}

@@ -185,9 +185,9 @@ def audio_rel(lang: str, subset: str, qid: str) -> str:
     return f"{folder}/{name}.wav"
 
 
-def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str, Any]:
+def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str, JsonValue]:
     """The official JSON record of one utterance of an item."""
-    rec: dict[str, Any] = {"Set": layout(item.lang, utt.subset).set_name, "Qid": qid, "Audio": audio_path}
+    rec: dict[str, JsonValue] = {"Set": layout(item.lang, utt.subset).set_name, "Qid": qid, "Audio": audio_path}
     if utt.role == "control":  # cs_knowledge_en: the English question and answer
         rec.update({"Question": item.control_question or item.question_en,
                     "Answer": item.control_answer or item.answer_en})
@@ -214,7 +214,7 @@ def to_record(item: Item, utt: Utterance, qid: str, audio_path: str) -> dict[str
                        ("Score", item.ratings), ("Text_emo", item.text_emo), ("Level", item.level),
                        ("Dialect", item.dialect), ("Question_dialect", item.question_dialect)):
         if value is not None:
-            rec[key] = value
+            rec[key] = [*value] if isinstance(value, list) else value
     for key, official in item.extra.items():
         rec.setdefault(key, official)
     return rec

@@ -27,10 +27,13 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vocalbench.data.mini import items_path
 from vocalbench.files import write_atomic
+
+if TYPE_CHECKING:  # the pipeline is imported when a build runs (importing this module stays cheap)
+    from vocalbench.construct.pipeline import BuildComponents, BuildOptions
 
 RECIPE = "mini-recipe-2"  # bump when the build recipe below changes
 SEED = 0
@@ -41,7 +44,7 @@ BUILDS = "builds.jsonl"  # under .build/: one line per build started
 BUILD_WORKERS = 2
 
 
-def _options() -> Any:
+def _options() -> BuildOptions:
     from vocalbench.construct.pipeline import BuildOptions
 
     return BuildOptions(tts="offline", asr="offline", mos=None, emotion="offline", seed=SEED, max_attempts=4,
@@ -114,7 +117,7 @@ def _log_build(target: Path) -> None:
         fh.write(line)
 
 
-def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None = None) -> Path:
+def ensure(lang: str, progress: bool = True, components: BuildComponents | None = None) -> Path:
     """The mini set of ``lang`` in the official layout, built on first use; returns its folder."""
     target = location(lang)
     if is_built(lang):
@@ -141,6 +144,6 @@ def ensure(lang: str, progress: bool = True, components: dict[str, Any] | None =
                                           "first_build_seconds": round(time.perf_counter() - t0, 1),
                                           "reused_state_from": reused,
                                           "auto_accepted": [i["label"] for i in manifest["items"]
-                                                            if (i.get("review") or {}).get("by") == "on_fail=keep_best"]}})
+                                                            if (r := i["review"]) is not None and r["by"] == "on_fail=keep_best"]}})
         write_atomic(target / MARKER, version(lang))
     return target

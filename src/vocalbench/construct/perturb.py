@@ -24,11 +24,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench import audio, catalog
+from vocalbench.construct.manifest import PerturbSection
 from vocalbench.files import write_json
 from vocalbench.scoring.subsets.robust import HEADLINE  # the six conditions of Robust PR, as ``Condition.key``
 
@@ -345,7 +346,7 @@ class RirBank:
 
 
 def apply(cond: Condition, x: np.ndarray, sr: int, rng: np.random.Generator, *,
-          noise: np.ndarray | None = None, rirs: RirBank | None = None) -> tuple[np.ndarray, dict[str, Any]]:
+          noise: np.ndarray | None = None, rirs: RirBank | None = None) -> tuple[np.ndarray, dict[str, float]]:
     """Apply one condition; returns the audio and what was done (for the manifest)."""
     if cond.category == "white_noise":
         return white_noise(x, sr, cond.value, rng), {"snr_db": cond.value}
@@ -385,7 +386,7 @@ def perturbed_subset() -> catalog.SubsetSpec:
 def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str | Path | None = None,
                    seed: int = 0, rirs_per_level: int = 3, progress: bool = True, rir_cache: bool = True,
                    on_progress: Callable[[int, int], None] | None = None,
-                   conditions: Sequence[Condition] | None = None) -> dict[str, Any]:
+                   conditions: Sequence[Condition] | None = None) -> PerturbSection:
     """Write ``json/robust.json`` and its audio from ``json/robust_clean.json`` of ``data``.
 
     ``conditions`` selects members of ``CONDITIONS`` (default all 36; ids, paths and bytes of a
@@ -416,7 +417,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
     sr = clean_audio[0][1]
     clean_audio = [(x if s == sr else audio.resample(x, s, sr), sr) for x, s in clean_audio]
 
-    noise_info: dict[str, Any]
+    noise_info: dict[str, JsonValue]
     noise_files: list[tuple[str, np.ndarray]] = []
     babble_pool: list[tuple[str, np.ndarray]] = []
     if noise_dir:
@@ -431,8 +432,9 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                       "pool": len(babble_pool)}
 
     rirs = RirBank(sr, seed, per_level=min(rirs_per_level, len(clean)), cache=rir_cache)
-    records: list[dict[str, Any]] = []
-    items: list[dict[str, Any]] = []
+    records: list[dict[str, JsonValue]] = []
+    written: set[str] = set()  # their audio
+    items: list[dict[str, JsonValue]] = []
     conds = ordered_conditions(lang, conditions)
     total = len(conds) * len(clean)
     out_seconds = 0.0
@@ -445,7 +447,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                 num = _qid_number(rec["Qid"], idx)
                 rng = rng_for("perturb", seed, lang, rec["Qid"], cond.category, level)
                 noise = None
-                detail_noise: dict[str, Any] = {}
+                detail_noise: dict[str, str] = {}
                 if cond.category == "background_noise":
                     if noise_files:
                         name, noise = noise_files[int(rng.integers(0, len(noise_files)))]
@@ -460,6 +462,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                 y, detail = apply(cond, x, sr, rng, noise=noise, rirs=rirs)
                 rel = f"{where.audio}/{cond.category}/{level}/{num}.wav"
                 audio.write(root / "audio" / rel, y, sr)
+                written.add(rel)
                 out_seconds += y.size / sr
                 records.append({"Set": cond.set_name(lang), "Qid": f"{where.qid}-{cond.category}-{level}-{num}",
                                 "Audio": rel, "Question": rec["Question"], "Answer": rec.get("Answer"),
@@ -469,10 +472,10 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
                 if on_progress:
                     on_progress(len(records), total)
     out = root / "json" / f"{target.name}.json"
-    _remove_stale_audio(root, out, {r["Audio"] for r in records}, where.audio)
+    _remove_stale_audio(root, out, written, where.audio)
     write_json(out, records)
     seconds = time.perf_counter() - t0
-    section = {
+    section: PerturbSection = {
         "seed": seed, "lang": lang, "conditions": len(conds), "condition_list": [c.key for c in conds],
         "clean_items": len(clean), "items": len(records),
         "sample_rate": sr, "background_noise": noise_info,
@@ -491,7 +494,7 @@ def perturb_robust(data: str | Path, *, lang: str | None = None, noise_dir: str 
 
 
 def perturb_release(data: str | Path, *, lang: str | None = None, noise_dir: str | Path | None = None,
-                    seed: int = 0, progress: bool = True, selection: str = "all") -> dict[str, Any]:
+                    seed: int = 0, progress: bool = True, selection: str = "all") -> dict[str, JsonValue]:
     """Generate the robust conditions of ``selection`` (a key of ``CONDITION_SETS``) in ``data``;
     returns a one-line summary: items, conditions, noise source and speed (x real time)."""
     section = perturb_robust(data, lang=lang, noise_dir=noise_dir, seed=seed, progress=progress,
@@ -526,7 +529,7 @@ def _qid_number(qid: str, idx: int) -> str:
     return tail if tail.isdigit() else f"{idx:03d}"
 
 
-def _guess_lang(root: Path, clean: list[dict[str, Any]]) -> str:
+def _guess_lang(root: Path, clean: list[dict[str, JsonValue]]) -> str:
     man = root / "build_manifest.json"
     if man.exists():
         lang = json.loads(man.read_text(encoding="utf-8")).get("lang")

@@ -19,15 +19,17 @@ import logging
 import shutil
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict, overload
+
+from pydantic import JsonValue
 
 from vocalbench import audio
 from vocalbench.components import resolve_evaluator
-from vocalbench.components.base import ASR, TTS, ComponentError, ComponentUnavailable
+from vocalbench.components.base import ASR, MOS, TTS, ComponentError, ComponentUnavailable, EmotionClassifier
 from vocalbench.config import is_off
 from vocalbench.construct import gates, synth
 from vocalbench.construct.items import (
@@ -44,7 +46,19 @@ from vocalbench.construct.items import (
 )
 from vocalbench.construct.manifest import (
     STATE_DIR,
+    AttemptRecord,
+    BuildHeader,
+    BuildSummary,
+    GateDecision,
+    GateSettings,
+    ItemEntry,
     ItemState,
+    ItemSummary,
+    Manifest,
+    PoolManifest,
+    RecordSummary,
+    ReviewDecision,
+    UtteranceRecord,
     read_manifest,
     tool_versions,
     write_manifest,
@@ -65,6 +79,16 @@ DIALECT_NOTE_OFFLINE = ("the TTS cannot speak dialects: the dialect audio is Man
 
 class BuildError(RuntimeError):
     """A build that cannot run (bad options, components missing); the message says what to do."""
+
+
+class SettingsExtra(TypedDict):
+    """What besides the options shapes a build's audio (part of its items' keys)."""
+
+    tts: str
+    asr: str
+    pools: dict[str, PoolManifest]
+    gate: GateSettings
+    caps: list[str]
 
 
 @dataclass
@@ -88,13 +112,26 @@ class BuildOptions:
     on_fail: str = "review"  # review | keep_best (built-in sets only; marked in the manifest)
     progress: bool = True
 
-    def settings_key(self, extra: Mapping[str, object]) -> str:
+    def settings_key(self, extra: SettingsExtra) -> str:
         body = {k: v for k, v in asdict(self).items() if k not in ("workers", "progress", "on_fail")}
         body.update(extra)
         return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
-def _optional(kind: str, spec: str | None) -> tuple[Any | None, str]:
+class BuildComponents(TypedDict, total=False):
+    """Components a caller hands to :func:`build` instead of resolving them from the options."""
+
+    tts: TTS
+    asr: ASR
+    mos: MOS
+    emotion: EmotionClassifier
+
+
+@overload
+def _optional(kind: Literal["mos"], spec: str | None) -> tuple[MOS | None, str]: ...
+@overload
+def _optional(kind: Literal["emotion"], spec: str | None) -> tuple[EmotionClassifier | None, str]: ...
+def _optional(kind: Literal["mos", "emotion"], spec: str | None) -> tuple[MOS | EmotionClassifier | None, str]:
     """(component, reason it is absent) for the optional MOS / emotion components."""
     if spec is None or is_off(spec):
         return None, "not configured"
@@ -141,17 +178,17 @@ def _voices_for(ctx: _Context, utt: Utterance) -> list[str]:
     return ctx.pools[utt.tts_lang].for_subset(utt.subset)
 
 
-def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> dict[str, Any]:
+def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> UtteranceRecord:
     """Synthesise and verify one spoken record, retrying; returns its record of attempts."""
     opts = ctx.opts
     attempts = synth.plan(f"{key}:{utt.role}", _voices_for(ctx, utt), opts.speeds, opts.seed, opts.max_attempts)
     limit = _threshold(ctx, utt)
-    out: dict[str, Any] = {"role": utt.role, "subset": utt.subset, "text": utt.text, "asr_lang": utt.asr_lang,
-                           "compare": utt.compare, "threshold": limit, "attempts": [], "accepted": None}
+    out: UtteranceRecord = {"role": utt.role, "subset": utt.subset, "text": utt.text, "asr_lang": utt.asr_lang,
+                            "compare": utt.compare, "threshold": limit, "attempts": [], "accepted": None}
     prompt = item.speaker_prompt
     use_prompt = prompt is not None and "prompt_audio" in ctx.caps
     for att in attempts:
-        rec: dict[str, Any] = {"n": att.number, "voice": att.voice, "speed": att.speed}
+        rec: AttemptRecord = {"n": att.number, "voice": att.voice, "speed": att.speed}
         path = ctx.root / STATE_DIR / "audio" / key / f"{utt.role}-{att.number}.wav"
         t0 = time.perf_counter()
         try:
@@ -178,7 +215,7 @@ def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> dict[
         if ok and spoken_with_emotion(item.subset) and item.emotion and utt.role == "main":
             decision = ctx.gate.check(path, item.emotion, prompt if use_prompt else None)
             rec["gate"] = decision
-            ok = bool(decision["passed"])
+            ok = decision["passed"]
         rec["passed"] = ok
         out["attempts"].append(rec)
         if ok:
@@ -187,11 +224,11 @@ def _run_utterance(ctx: _Context, item: Item, key: str, utt: Utterance) -> dict[
     return out
 
 
-def _process(ctx: _Context, item: Item, key: str, label: str) -> dict[str, Any]:
+def _process(ctx: _Context, item: Item, key: str, label: str) -> ItemEntry:
     utts = [_run_utterance(ctx, item, key, u) for u in utterances(item)]
-    status = "accepted" if all(u["accepted"] is not None for u in utts) else "queued"
-    entry: dict[str, Any] = {"key": key, "label": label, "subset": item.subset, "status": status,
-                             "item": item.model_dump(exclude_defaults=True), "utterances": utts}
+    status: Literal["accepted", "queued"] = "accepted" if all(u["accepted"] is not None for u in utts) else "queued"
+    entry: ItemEntry = {"key": key, "label": label, "subset": item.subset, "status": status,
+                        "item": item.model_dump(mode="json", exclude_defaults=True), "utterances": utts}
     if status == "queued":
         log.info("%s (%s): no attempt passed verification", label, item.subset)
     if status == "queued" and ctx.opts.on_fail == "keep_best":
@@ -203,18 +240,18 @@ def _process(ctx: _Context, item: Item, key: str, label: str) -> dict[str, Any]:
     return entry
 
 
-def best_attempt(utt: dict[str, Any]) -> int | None:
+def best_attempt(utt: UtteranceRecord) -> int | None:
     """The attempt with the lowest error rate (None when no attempt produced audio)."""
     done = [a for a in utt["attempts"] if a.get("audio") and a.get("error_rate") is not None]
     if not done:
         done = [a for a in utt["attempts"] if a.get("audio")]
         return done[0]["n"] if done else None
-    return int(min(done, key=lambda a: (a["error_rate"], a["n"]))["n"])
+    return min(done, key=lambda a: (a["error_rate"], a["n"]))["n"]
 
 
 def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = None, *,
-          lang: str | None = None, components: dict[str, Any] | None = None,
-          source: str | None = None) -> dict[str, Any]:
+          lang: str | None = None, components: BuildComponents | None = None,
+          source: str | None = None) -> Manifest:
     """Build ``items`` into ``out`` (official layout); resumable. Returns the manifest."""
     opts = opts or BuildOptions()
     items = list(items)
@@ -233,9 +270,9 @@ def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = No
     labels = item_labels(items)
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    comps = dict(components or {})
-    tts = comps.get("tts") or resolve_evaluator("tts", opts.tts)
-    asr = comps.get("asr") or resolve_evaluator("asr", opts.asr)
+    comps = components or {}
+    tts: TTS = comps.get("tts") or resolve_evaluator("tts", opts.tts)
+    asr: ASR = comps.get("asr") or resolve_evaluator("asr", opts.asr)
     mos, mos_reason = (comps["mos"], "") if comps.get("mos") else _optional("mos", opts.mos)
     emo, emo_reason = (comps["emotion"], "") if comps.get("emotion") else _optional("emotion", opts.emotion)
     gate = gates.EmotionGate(emo, emo_reason)
@@ -278,7 +315,7 @@ def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = No
                     bar.advance(note=f"{futures[fut]}: {entry['status']}")
     wall = time.perf_counter() - t0
     state.rewrite()
-    header = {
+    header: BuildHeader = {
         "lang": lang, "source": source, "seed": opts.seed, "options": {k: v for k, v in asdict(opts).items()
                                                                        if k not in ("progress",)},
         "settings_key": settings, "tools": tool_versions(),
@@ -295,25 +332,36 @@ def build(items: Sequence[Item], out: str | Path, opts: BuildOptions | None = No
 
 
 def build_from_items(items_path: str | Path, out: str | Path, opts: BuildOptions, *, lang: str | None = None,
-                     subsets: list[str] | None = None, limit: int | None = None) -> dict[str, Any]:
+                     subsets: list[str] | None = None, limit: int | None = None) -> Manifest:
     """Read ITEMS (:func:`read_items`) and build them into ``out``; returns the build manifest."""
     items = read_items(items_path, lang=lang, subsets=subsets, limit=limit)
     return build(items, out, opts, lang=lang, source=str(items_path))
 
 
-def build_result(manifest: dict[str, Any], out: str | Path) -> dict[str, Any]:
+class BuildResult(TypedDict):
+    """The one-line summary of a build (printed by ``vocalbench build``)."""
+
+    out: str
+    accepted: int
+    queued: int
+    retry_share: float
+    mean_error: dict[str, float]
+    counts: dict[str, int]
+
+
+def build_result(manifest: Manifest, out: str | Path) -> BuildResult:
     """The one-line summary of a build: accepted, queued, retry share, mean error, counts."""
     s = manifest["summary"]
     return {"out": str(out), "accepted": s["accepted"], "queued": s["queued"], "retry_share": s["retry_share"],
             "mean_error": s["mean_error_accepted"], "counts": manifest["counts"]}
 
 
-def _entries_in_order(root: Path, header: dict[str, Any]) -> list[dict[str, Any]]:
+def _entries_in_order(root: Path, header: BuildHeader) -> list[ItemEntry]:
     state = ItemState(root)
     return [e for k in header["item_keys"] if (e := state.get(k)) is not None]
 
 
-def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str, Any]:
+def finalize(root: str | Path, header: BuildHeader | None = None) -> Manifest:
     """Write json/<subset>.json, the audio, review.jsonl and build_manifest.json from the state.
 
     Called at the end of a build and after review decisions (then the header comes from the
@@ -323,26 +371,19 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
     if header is None:
         if "build" not in old:
             raise BuildError(f"{root}: no build_manifest.json with a build section; run 'vocalbench build' first")
-        header = dict(old["build"])
+        header = old["build"]
     lang = header["lang"]
     entries = _entries_in_order(root, header)
-    lists: dict[str, list[dict[str, Any]]] = {}
+    lists: dict[str, list[dict[str, JsonValue]]] = {}
     copies: list[tuple[Path, str]] = []
-    per_item: list[dict[str, Any]] = []
+    per_item: list[ItemSummary] = []
     for e in entries:
         item = Item.model_validate(e["item"])
-        summary = {"label": e["label"], "key": e["key"], "subset": e["subset"], "status": e["status"],
-                   "review": e.get("review"), "records": []}
+        summary: ItemSummary = {"label": e["label"], "key": e["key"], "subset": e["subset"], "status": e["status"],
+                                "review": e.get("review"), "records": []}
         per_item.append(summary)
         for u in e["utterances"]:
-            summary["records"].append({
-                "subset": u["subset"], "attempts": len(u["attempts"]), "accepted_attempt": u["accepted"],
-                "final_error_rate": _attempt(u, u["accepted"]).get("error_rate") if u["accepted"] else None,
-                "metric": _attempt(u, u["accepted"]).get("metric") if u["accepted"] else None,
-                "voice": _attempt(u, u["accepted"]).get("voice") if u["accepted"] else None,
-                "speed": _attempt(u, u["accepted"]).get("speed") if u["accepted"] else None,
-                "gate": _attempt(u, u["accepted"]).get("gate") if u["accepted"] else None,
-                "conditioning": _attempt(u, u["accepted"]).get("conditioning") if u["accepted"] else None})
+            summary["records"].append(_record_summary(u))
         if e["status"] != "accepted":
             continue
         main = next(u for u in e["utterances"] if u["role"] == "main")
@@ -357,12 +398,16 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
                 else audio_rel(lang, u["subset"], qid)
             rec = to_record(item, utt, qid, rel)
             att = _attempt(u, u["accepted"])
+            if att is None or "audio" not in att:
+                raise BuildError(f"{e['label']}: its accepted {u['subset']} record has no attempt "
+                                 f"{u['accepted']} with audio in {root / STATE_DIR}")
             if is_dialect(u["subset"]):
                 rec["Voicing"] = "dialect" if "instruct" in header["tts"]["conditioning_supported"] else "mandarin"
-            if att.get("gate", {}).get("gate") == "emotion":
-                rec["Question_prob"] = att["gate"].get("Question_prob")
-                if att["gate"].get("Prompt_prob") is not None:
-                    rec["Prompt_prob"] = att["gate"]["Prompt_prob"]
+            gate = att.get("gate")
+            if gate is not None and gate["gate"] == "emotion":
+                rec["Question_prob"] = gate.get("Question_prob")
+                if gate.get("Prompt_prob") is not None:
+                    rec["Prompt_prob"] = gate.get("Prompt_prob")
             if u["role"] == "main":
                 bucket.append(rec)
             else:
@@ -389,12 +434,12 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
     for subset, recs in lists.items():
         write_json(jdir / f"{subset}.json", recs)
 
-    queue = [e for e in entries if e["status"] == "queued" or e.get("review", {}).get("by") == "review"]
+    queue = [e for e in entries if e["status"] == "queued" or ("review" in e and e["review"]["by"] == "review")]
     write_atomic(root / REVIEW, "".join(json.dumps(_review_line(e), ensure_ascii=False) + "\n" for e in queue))
-    manifest = {**{k: v for k, v in old.items() if k == "perturb"}, "build": header,
-                "layout_files": written, "layout_subsets": sorted(lists),
-                "counts": {s: len(v) for s, v in sorted(lists.items())}, "summary": _summary(entries),
-                "items": per_item}
+    manifest: Manifest = {"perturb": old["perturb"]} if "perturb" in old else {}
+    manifest.update({"build": header, "layout_files": written, "layout_subsets": sorted(lists),
+                     "counts": {s: len(v) for s, v in sorted(lists.items())}, "summary": _summary(entries),
+                     "items": per_item})
     clean = perturbed_subset().control or ""
     if clean in lists and "perturb" in old and old["perturb"].get("clean_items") != len(lists[clean]):
         manifest["perturb_stale"] = f"{clean} changed since the last perturb step: run 'vocalbench build perturb'"
@@ -402,22 +447,71 @@ def finalize(root: str | Path, header: dict[str, Any] | None = None) -> dict[str
     return manifest
 
 
-def _attempt(u: dict[str, Any], n: int | None) -> dict[str, Any]:
-    return next((a for a in u["attempts"] if a["n"] == n), {})
+def _attempt(u: UtteranceRecord, n: int | None) -> AttemptRecord | None:
+    return next((a for a in u["attempts"] if a["n"] == n), None)
 
 
-def _review_line(e: dict[str, Any]) -> dict[str, Any]:
+def _record_summary(u: UtteranceRecord) -> RecordSummary:
+    """One spoken record in the manifest: its attempts and, when accepted, the accepted one's figures."""
+    acc = _attempt(u, u["accepted"]) if u["accepted"] else None
+    if acc is None:
+        return {"subset": u["subset"], "attempts": len(u["attempts"]), "accepted_attempt": u["accepted"],
+                "final_error_rate": None, "metric": None, "voice": None, "speed": None, "gate": None,
+                "conditioning": None}
+    return {"subset": u["subset"], "attempts": len(u["attempts"]), "accepted_attempt": u["accepted"],
+            "final_error_rate": acc.get("error_rate"), "metric": acc.get("metric"), "voice": acc["voice"],
+            "speed": acc["speed"], "gate": acc.get("gate"), "conditioning": acc.get("conditioning")}
+
+
+class ReviewAttempt(TypedDict):
+    """An attempt as ``review.jsonl`` lists it (None where the attempt did not get that far)."""
+
+    n: int
+    voice: str
+    speed: float
+    audio: str | None
+    transcript: str | None
+    metric: str | None
+    error_rate: float | None
+    passed: bool | None
+    error: str | None
+    gate: GateDecision | None
+
+
+class ReviewUtterance(TypedDict):
+    role: str
+    subset: str
+    text: str
+    threshold: float
+    attempts: list[ReviewAttempt]
+
+
+class ReviewLine(TypedDict):
+    """One line of ``review.jsonl``: a queued (or reviewed) item and its attempts."""
+
+    id: str
+    key: str
+    subset: str
+    status: str
+    review: ReviewDecision | None
+    item: dict[str, JsonValue]
+    utterances: list[ReviewUtterance]
+
+
+def _review_line(e: ItemEntry) -> ReviewLine:
     return {"id": e["label"], "key": e["key"], "subset": e["subset"],
             "status": "pending" if e["status"] == "queued" else e["status"],
             "review": e.get("review"), "item": e["item"],
             "utterances": [{"role": u["role"], "subset": u["subset"], "text": u["text"], "threshold": u["threshold"],
-                            "attempts": [{k: a.get(k) for k in ("n", "voice", "speed", "audio", "transcript", "metric",
-                                                                 "error_rate", "passed", "error", "gate")}
+                            "attempts": [{"n": a["n"], "voice": a["voice"], "speed": a["speed"], "audio": a.get("audio"),
+                                          "transcript": a.get("transcript"), "metric": a.get("metric"),
+                                          "error_rate": a.get("error_rate"), "passed": a.get("passed"),
+                                          "error": a.get("error"), "gate": a.get("gate")}
                                          for a in u["attempts"]]}
                            for u in e["utterances"]]}
 
 
-def _summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
+def _summary(entries: list[ItemEntry]) -> BuildSummary:
     """Counts, retry share and round-trip error rates (mean over accepted records per metric)."""
     status = Counter(e["status"] for e in entries)
     records = [u for e in entries for u in e["utterances"]]
@@ -433,8 +527,8 @@ def _summary(entries: list[dict[str, Any]]) -> dict[str, Any]:
             asr_s += a.get("asr_seconds", 0.0)
         if u["attempts"] and u["attempts"][0].get("error_rate") is not None:
             all_first.setdefault(u["attempts"][0]["metric"], []).append(u["attempts"][0]["error_rate"])
-        acc = _attempt(u, u["accepted"]) if u["accepted"] else {}
-        if acc.get("error_rate") is not None:
+        acc = _attempt(u, u["accepted"]) if u["accepted"] else None
+        if acc is not None and "error_rate" in acc and "metric" in acc:
             by_metric.setdefault(acc["metric"], []).append(acc["error_rate"])
     mean = {m: round(sum(v) / len(v), 4) for m, v in by_metric.items()}
     first = {m: round(sum(v) / len(v), 4) for m, v in all_first.items()}

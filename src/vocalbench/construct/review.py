@@ -10,13 +10,12 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
-from vocalbench.construct.manifest import ItemState, read_manifest
+from vocalbench.construct.manifest import ItemEntry, ItemState, read_manifest
 from vocalbench.construct.pipeline import BuildError, best_attempt, finalize
 
 
-def _entries(root: Path) -> tuple[ItemState, list[dict[str, Any]]]:
+def _entries(root: Path) -> tuple[ItemState, list[ItemEntry]]:
     man = read_manifest(root)
     if "build" not in man:
         raise BuildError(f"{root}: no build here (build_manifest.json missing); run 'vocalbench build' first")
@@ -24,13 +23,13 @@ def _entries(root: Path) -> tuple[ItemState, list[dict[str, Any]]]:
     return state, [e for k in man["build"]["item_keys"] if (e := state.get(k)) is not None]
 
 
-def pending(root: str | Path) -> list[dict[str, Any]]:
+def pending(root: str | Path) -> list[ItemEntry]:
     """Queued items, in build order."""
     _, entries = _entries(Path(root))
     return [e for e in entries if e["status"] == "queued"]
 
 
-def _find(entries: list[dict[str, Any]], ident: str) -> dict[str, Any]:
+def _find(entries: list[ItemEntry], ident: str) -> ItemEntry:
     hits = [e for e in entries if e["label"] == ident or e["key"] == ident or e["key"].startswith(ident)]
     if not hits:
         raise BuildError(f"no queued or built item '{ident}' (ids are listed in review.jsonl)")
@@ -40,7 +39,7 @@ def _find(entries: list[dict[str, Any]], ident: str) -> dict[str, Any]:
 
 
 def decide(root: str | Path, ident: str, accept: bool, attempt: int | None = None, note: str = "",
-           rewrite: bool = True) -> dict[str, Any]:
+           rewrite: bool = True) -> ItemEntry:
     """Accept (the best attempt of each record, or attempt ``attempt``) or reject one item."""
     root = Path(root)
     state, entries = _entries(root)
@@ -80,7 +79,7 @@ def apply_decisions(root: str | Path, accept: Sequence[str] = (), reject: Sequen
     finalize(Path(root))
 
 
-def describe(e: dict[str, Any]) -> str:
+def describe(e: ItemEntry) -> str:
     """A readable summary of one queued item and its attempts."""
     lines = [f"{e['label']}  [{e['subset']}]  key {e['key'][:12]}"]
     for u in e["utterances"]:

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from vocalbench.data.official import DataError
 
@@ -83,7 +83,15 @@ def snapshot(ref: HubRef) -> Path:
         raise DataError(ref.spec, f"cannot resolve on the Hub ({type(exc).__name__}: {str(exc).splitlines()[0]})") from exc
 
 
-def source(data: str) -> dict[str, Any] | None:
+class HubSource(TypedDict):
+    """What a hub name resolved to: the repository, the revision asked for and the commit."""
+
+    hf: str
+    requested: str | None
+    revision: str
+
+
+def source(data: str) -> HubSource | None:
     """What a hub name resolved to, for provenance: ``{"hf": repo, "requested": rev, "revision": commit}``."""
     ref = parse(data)
     if ref is None:
@@ -91,7 +99,7 @@ def source(data: str) -> dict[str, Any] | None:
     return {"hf": ref.repo, "requested": ref.revision, "revision": snapshot(ref).name}
 
 
-def pinned(data: str, recorded: dict[str, Any] | None) -> str:
+def pinned(data: str, recorded: HubSource | None) -> str:
     """``data``, pinned to the commit a run recorded when it names the same repository without a
     revision (a resumed run keeps the version of the set it started with)."""
     ref = parse(data)

@@ -23,6 +23,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
+from pydantic import JsonValue
+
 from vocalbench import catalog
 from vocalbench.errors import InputError
 from vocalbench.files import id_problem
@@ -107,7 +109,7 @@ def subset_problem(subset: str, lang: str) -> str | None:
     return f"unknown subset file {subset + '.json'!r} for lang {lang} (known: {', '.join(known)}); remove or rename it"
 
 
-def text_problem(value: Any) -> str | None:
+def text_problem(value: JsonValue) -> str | None:
     """Why some text inside ``value`` (a record field, its lists and objects) cannot be written as
     UTF-8 (a lone surrogate such as ``\\ud800`` from a JSON escape); None when all of it can."""
     if isinstance(value, str):
@@ -179,11 +181,12 @@ def to_sample(record: dict[str, Any], *, subset: str, lang: str, index: int, roo
     )
 
 
-def check_record(record: Any, *, subset: str, index: int) -> list[tuple[str | None, str | None, str]]:
+def check_record(record: JsonValue, *, subset: str, index: int) -> list[tuple[str | None, str | None, str]]:
     """Problems of one record as (qid, field, message); empty when the record is usable."""
     if not isinstance(record, dict):
         return [(None, None, f"item {index} is a {type(record).__name__}, expected an object")]
-    qid = record.get("Qid") if isinstance(record.get("Qid"), str) and not id_problem(record["Qid"]) else None
+    given = record.get("Qid")
+    qid = given if isinstance(given, str) and not id_problem(given) else None
     label = qid or f"item {index}"
     problems: list[tuple[str | None, str | None, str]] = []
     for name in _ALWAYS + _required(subset):

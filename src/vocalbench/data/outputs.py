@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import JsonValue
+
 from vocalbench import catalog
 from vocalbench.errors import validation_message
 from vocalbench.files import UnsafePath, inside
@@ -64,7 +66,7 @@ def read_output_records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _first(rec: Mapping[str, object], keys: tuple[str, ...]) -> object:
+def _first(rec: Mapping[str, JsonValue], keys: tuple[str, ...]) -> JsonValue:
     for k in keys:
         if k in rec:
             return rec[k]
@@ -116,7 +118,7 @@ def _find_audio(outputs: Path, subset: str, ids: list[str]) -> Path | None:
 AUDIO_SUFFIXES = (".wav", ".flac", ".mp3", ".ogg", ".opus", ".m4a")
 
 
-def reply_audio(value: object, path: Path, outputs: Path) -> Path:
+def reply_audio(value: JsonValue, path: Path, outputs: Path) -> Path:
     """A JSONL record's ``audio``: an audio file inside the outputs folder (ValueError otherwise)."""
     if not isinstance(value, str):
         raise ValueError(f"field 'audio': expected a path string, got {type(value).__name__}")

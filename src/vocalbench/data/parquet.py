@@ -17,14 +17,17 @@ import hashlib
 import json
 import shutil
 from pathlib import Path
+from types import ModuleType
 from typing import Any
+
+from pydantic import JsonValue
 
 from vocalbench import catalog
 from vocalbench.data.official import DataError
 from vocalbench.files import UnsafePath, id_problem, inside
 
 
-def _pyarrow() -> Any:
+def _pyarrow() -> ModuleType:
     try:
         import pyarrow.parquet as pq
     except ImportError:
@@ -107,8 +110,8 @@ def materialise(root: Path, lang: str, dest: Path | None = None) -> Path:
     return dest
 
 
-def _row_to_record(row: dict[str, Any], *, config: str, index: int, out: Path, base: Path, file: Path) -> dict[str, Any]:
-    record = {k: v for k, v in row.items() if k != "audio"}
+def _row_to_record(row: dict[str, Any], *, config: str, index: int, out: Path, base: Path, file: Path) -> dict[str, JsonValue]:
+    record: dict[str, JsonValue] = {k: v for k, v in row.items() if k != "audio"}
     qid = record.get("Qid")
     if not isinstance(qid, str) or not qid:
         raise DataError(file, f"row {index} has no string Qid", field="Qid")
@@ -122,9 +125,9 @@ def _row_to_record(row: dict[str, Any], *, config: str, index: int, out: Path, b
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(audio["bytes"])  # the encoded file as shipped; decoding stays in audio.py
         record["Audio"] = rel
-    elif isinstance(record.get("Audio"), str):
+    elif isinstance(given := record.get("Audio"), str):
         try:
-            src, target = inside(base / "audio", record["Audio"]), inside(out / "audio", record["Audio"])
+            src, target = inside(base / "audio", given), inside(out / "audio", given)
         except UnsafePath as exc:
             raise DataError(file, f"row {index}: {exc}", qid=qid, field="Audio") from None
         if src.exists():

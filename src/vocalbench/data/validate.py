@@ -16,6 +16,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from vocalbench import catalog
 from vocalbench.data.official import (
     DataError,
@@ -60,7 +62,7 @@ class Report:
     def warnings(self) -> list[Problem]:
         return [p for p in self.problems if p.level == "warning"]
 
-    def to_dict(self) -> dict[str, object]:
+    def to_dict(self) -> dict[str, JsonValue]:
         return {"root": self.root, "lang": self.lang, "files": self.files, "items": self.items,
                 "audio_checked": self.audio_checked, "errors": len(self.errors),
                 "warnings": len(self.warnings), "problems": [asdict(p) for p in self.problems]}
