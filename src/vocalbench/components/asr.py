@@ -16,9 +16,13 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from vocalbench.components.base import ComponentError, ComponentUnavailable, Transcript, load_or_error
+from vocalbench.components.base import ASR, ComponentError, ComponentUnavailable, Transcript, load_or_error
+
+if TYPE_CHECKING:  # heavy: imported where a model loads
+    import numpy as np
+    from faster_whisper import WhisperModel
 
 SAMPLE_RATE = 16000
 DECODINGS = ("vocalbench", "official")
@@ -82,7 +86,7 @@ class FasterWhisperASR:
         self._lock = threading.Lock()  # CTranslate2 models are not re-entrant per instance
 
     @staticmethod
-    def _load(faster_whisper: ModuleType, model: str, device: str, compute: str, threads: int) -> Any:
+    def _load(faster_whisper: ModuleType, model: str, device: str, compute: str, threads: int) -> WhisperModel:
         """Load the model; on a GPU also decode 1 s of silence, where missing CUDA libraries show up."""
         import numpy as np
 
@@ -114,7 +118,7 @@ class FasterWhisperASR:
                 out.append(ComponentError(str(p), "asr_failed", f"{p}: {type(exc).__name__}: {exc}"))
         return out
 
-    def _one(self, path: str, samples: Any, lang: str | None) -> Transcript:
+    def _one(self, path: str, samples: np.ndarray, lang: str | None) -> Transcript:
         forced = None if self.official else lang
         with self._lock:
             segments, info = self._model.transcribe(
@@ -133,19 +137,18 @@ class FasterWhisperASR:
         return Transcript(file=path, text=text, language=language, seconds=len(samples) / SAMPLE_RATE)
 
 
-def timed_words(asr: Any, path: str | Path, lang: str | None) -> list[tuple[float, float, str]]:
+def timed_words(asr: ASR, path: str | Path, lang: str | None) -> list[tuple[float, float, str]]:
     """(start s, end s, word) of every word Whisper hears in ``path`` (word timestamps on, silence
     skipped by faster-whisper's VAD filter so Whisper writes nothing into long silences; Mandarin in
     Simplified characters). Raises ``ValueError`` naming the file when it cannot be read; an ASR
     component other than faster-whisper raises ``ComponentUnavailable``."""
-    model = getattr(asr, "_model", None)
-    if model is None or not hasattr(asr, "_lock"):
-        raise ComponentUnavailable("asr_no_word_timestamps", f"ASR '{getattr(asr, 'id', asr)}' gives no word timings")
+    if not isinstance(asr, FasterWhisperASR):
+        raise ComponentUnavailable("asr_no_word_timestamps", f"ASR '{asr.id}' gives no word timings")
     samples = load_or_error(path, SAMPLE_RATE)
     if isinstance(samples, ComponentError):
         raise ValueError(samples.message)
     with asr._lock:
-        segments, _ = model.transcribe(samples, language=lang, beam_size=asr.beam_size, temperature=0.0,
+        segments, _ = asr._model.transcribe(samples, language=lang, beam_size=asr.beam_size, temperature=0.0,
                                        condition_on_previous_text=False, word_timestamps=True, vad_filter=True)
         words = [(float(w.start), float(w.end), w.word.strip()) for s in segments for w in (s.words or [])]
     if lang == "zh":
@@ -153,14 +156,24 @@ def timed_words(asr: Any, path: str | Path, lang: str | None) -> list[tuple[floa
     return [w for w in words if w[2]]
 
 
-def whisper_base(**opts: Any) -> FasterWhisperASR:
+class WhisperOptions(TypedDict, total=False):
+    """:class:`FasterWhisperASR`'s options a SPEC or a preset may set."""
+
+    vad: bool
+    beam_size: int
+    device: str | None
+    threads: int
+    decoding: str
+
+
+def whisper_base(**opts: Unpack[WhisperOptions]) -> FasterWhisperASR:
     """The offline default: Whisper base assembled from the packaged parts."""
     from vocalbench.components import assets
 
     return FasterWhisperASR(str(assets.whisper_base_dir()), "whisper-base", **opts)
 
 
-def whisper_large_v3(path: str | None = None, **opts: Any) -> FasterWhisperASR:
+def whisper_large_v3(path: str | None = None, **opts: Unpack[WhisperOptions]) -> FasterWhisperASR:
     """The paper's Whisper-large-v3: a local CTranslate2 folder (paper:PATH) or a hub download."""
     if path is not None and not Path(path).is_dir():
         raise ComponentUnavailable("asr_model_unavailable", f"Whisper large-v3 folder not found: {path}")

@@ -6,12 +6,13 @@ Batch methods return one result per input, in input order; a bad input yields a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.config import is_off
 from vocalbench.records import EMOTIONS_5 as EMOTIONS_5  # re-exported: the classifiers' label order
@@ -111,7 +112,7 @@ class ChatLLM(Protocol):
 
     async def chat(
         self,
-        messages: list[dict[str, Any]],
+        messages: Sequence[Mapping[str, JsonValue]],  # OpenAI chat messages
         *,
         max_tokens: int = 512,
         json_mode: bool = False,

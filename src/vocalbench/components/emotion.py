@@ -19,11 +19,16 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
+from pydantic import JsonValue, TypeAdapter
+
 from vocalbench.components.base import ComponentError, ComponentUnavailable, load_or_error
 from vocalbench.records import EMOTION_UNKNOWN, EMOTIONS_5
 
 NINE_TO_SIX = (0, 3, 4, 6, 7, 8)  # emotion2vec indices of angry, happy, neutral, sad, surprised, <unk>
 WORKER = Path(__file__).with_name("emotion_worker.py")
+
+
+_SCORES = TypeAdapter(list[float])  # the worker's nine class probabilities
 
 
 def nine_to_six(probs: Sequence[float]) -> dict[str, float]:
@@ -104,7 +109,7 @@ class Emotion2Vec:
         self._proc = proc
         return proc
 
-    def _ask(self, path: str) -> dict[str, object]:
+    def _ask(self, path: str) -> dict[str, JsonValue]:
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         self._next += 1
@@ -114,7 +119,7 @@ class Emotion2Vec:
         if not line:
             self._proc = None
             raise RuntimeError(f"emotion worker died (exit status {proc.wait()})")
-        reply = json.loads(line)
+        reply: dict[str, JsonValue] = json.loads(line)
         if reply.get("id") != self._next:
             raise RuntimeError(f"emotion worker answered out of order: {reply.get('id')} != {self._next}")
         return reply
@@ -142,7 +147,7 @@ class Emotion2Vec:
                     out.append(ComponentError(str(p), "emotion_failed", f"{p}: {reply['error']}"))
                     continue
                 try:
-                    out.append(nine_to_six(reply["scores"]))  # type: ignore[arg-type]
+                    out.append(nine_to_six(_SCORES.validate_python(reply["scores"])))
                 except (KeyError, ValueError) as exc:
                     out.append(ComponentError(str(p), "emotion_failed", f"{p}: bad worker reply ({exc})"))
         return out

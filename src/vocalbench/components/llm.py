@@ -16,12 +16,19 @@ import json
 import os
 import time
 import weakref
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict, Unpack
 from urllib.parse import urlparse
+
+from pydantic import JsonValue
 
 from vocalbench.components.base import ChatResult
 from vocalbench.limits import CHAT_REPLY_BYTES, ERROR_BODY_BYTES
 from vocalbench.retry import classify
+
+if TYPE_CHECKING:  # the SDK and its HTTP library load with the first client
+    import httpx2
+    from openai import AsyncOpenAI
 
 ERROR_TEXT_CHARS = 300  # of an endpoint's error, kept in a verdict's trace or a reply's error
 _OPEN: set[asyncio.Task[None]] = set()  # the tasks that close a client when its loop ends
@@ -42,7 +49,8 @@ def endpoint_of(base_url: str) -> str:
     return f"{u.scheme}://{u.hostname or ''}:{port}{u.path.rstrip('/')}"
 
 
-def openai_client(base_url: str, api_key: str, timeout: Any, *, aiohttp: bool = False) -> Any:
+def openai_client(base_url: str, api_key: str, timeout: float | httpx2.Timeout, *,
+                  aiohttp: bool = False) -> AsyncOpenAI:
     """An ``AsyncOpenAI`` with the SDK's retries off and error bodies read up to ``ERROR_BODY_BYTES``
     (``aiohttp``: the SDK's aiohttp transport, cheaper per request at high concurrency)."""
     from openai import AsyncOpenAI, DefaultAioHttpClient, DefaultAsyncHttpxClient
@@ -52,7 +60,7 @@ def openai_client(base_url: str, api_key: str, timeout: Any, *, aiohttp: bool = 
     return AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout, http_client=http)
 
 
-async def _cap_error_body(response: Any) -> None:
+async def _cap_error_body(response: httpx2.Response) -> None:
     """Response hook: an error response's body ends after ``ERROR_BODY_BYTES`` (its connection is
     dropped rather than drained), so the SDK's whole read of it is bounded."""
     if response.status_code >= 400:
@@ -66,10 +74,10 @@ def _capped_stream() -> type:
     class CappedStream(httpx2.AsyncByteStream):
         """The first ``limit`` bytes of a response stream."""
 
-        def __init__(self, inner: Any, limit: int) -> None:
+        def __init__(self, inner: httpx2.AsyncByteStream, limit: int) -> None:
             self.inner, self.limit = inner, limit
 
-        async def __aiter__(self) -> Any:
+        async def __aiter__(self) -> AsyncIterator[bytes]:
             left = self.limit
             async for block in self.inner:
                 yield block[:left]
@@ -120,14 +128,14 @@ class OpenAIChat:
         self.key_env = key_env
         self.timeout = timeout
         self.id = f"{model}@{host_of(self.base_url)}"
-        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
+        self._clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, AsyncOpenAI] = weakref.WeakKeyDictionary()
 
     @property
     def endpoint(self) -> str:
         """Who answers, for the judge cache's keys: the full endpoint (:func:`endpoint_of`)."""
         return endpoint_of(self.base_url)
 
-    def _client(self) -> Any:
+    def _client(self) -> AsyncOpenAI:
         """One AsyncOpenAI per event loop (its connection pool is bound to the loop), closed with it."""
         loop = asyncio.get_running_loop()
         client = self._clients.get(loop)
@@ -144,7 +152,7 @@ class OpenAIChat:
         if client is not None:
             await client.close()
 
-    async def chat(self, messages: list[dict[str, Any]], *, max_tokens: int = 512, json_mode: bool = False,
+    async def chat(self, messages: Sequence[Mapping[str, JsonValue]], *, max_tokens: int = 512, json_mode: bool = False,
                    temperature: float = 0.0, seed: int | None = 0, top_logprobs: int | None = None) -> ChatResult:
         """One completion; SDK exceptions (openai.APIError and subclasses) propagate.
 
@@ -228,7 +236,7 @@ class LocalServerChat(OpenAIChat):
         verdicts stay reusable across runs."""
         return f"local://{self.model}"
 
-    def _client(self) -> Any:
+    def _client(self) -> AsyncOpenAI:
         if asyncio.get_running_loop() not in self._clients:
             from vocalbench.components.llm_server import ensure_server
 
@@ -260,5 +268,12 @@ def local_chat(model: str = "qwen2.5-1.5b", *, lazy: bool = False) -> OpenAIChat
     return LocalServerChat(handle.model_alias, handle.base_url, key_env=())
 
 
-def openai_chat(model: str, base_url: str | None = None, **opts: Any) -> OpenAIChat:
+class ChatOptions(TypedDict, total=False):
+    """:class:`OpenAIChat`'s options beside the model and the endpoint."""
+
+    key_env: tuple[str, ...]
+    timeout: float
+
+
+def openai_chat(model: str, base_url: str | None = None, **opts: Unpack[ChatOptions]) -> OpenAIChat:
     return OpenAIChat(model, base_url, **opts)

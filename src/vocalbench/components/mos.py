@@ -12,7 +12,7 @@ import threading
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import ClassVar, NoReturn
 
 import numpy as np
 
@@ -48,7 +48,7 @@ def _score_files(paths: Sequence[str | Path], fn: Callable[[np.ndarray], float])
     return out
 
 
-def _torch() -> Any:
+def _torch() -> types.ModuleType:
     from vocalbench.errors import MissingDependency
 
     try:
@@ -69,7 +69,7 @@ def _stub_torchaudio() -> None:
     except Exception:  # noqa: BLE001 - absent, or built for another torch (OSError/ImportError/RuntimeError)
         sys.modules.pop("torchaudio", None)
 
-    def _missing(name: str) -> Any:
+    def _missing(name: str) -> NoReturn:
         raise AttributeError(f"torchaudio.{name}: torchaudio is a vocalbench stub here (not loadable with this torch)")
 
     stub = types.ModuleType("torchaudio")
@@ -191,12 +191,12 @@ class DNSMOS:
         return _score_files(paths, self._one)
 
 
-def distillmos(**opts: Any) -> DistillMOS:
-    return DistillMOS(**opts)
+def distillmos(*, threads: int = 0) -> DistillMOS:
+    return DistillMOS(threads)
 
 
-def utmos22_strong(path: str | None = None, **opts: Any) -> UTMOS22Strong:
-    return UTMOS22Strong(path, **opts)
+def utmos22_strong(path: str | None = None) -> UTMOS22Strong:
+    return UTMOS22Strong(path)
 
 
 def dnsmos(metric: str = "ovrl") -> DNSMOS:

@@ -12,7 +12,7 @@ import os
 import re
 import threading
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypedDict, Unpack
 
 import numpy as np
 
@@ -157,9 +157,17 @@ class OpenAISpeechTTS:
             yield self.synthesize(sentence, lang, voice, speed)[0]
 
 
-def kokoro(**opts: Any) -> KokoroTTS:
-    return KokoroTTS(**opts)
+def kokoro(*, threads: int = 0) -> KokoroTTS:
+    return KokoroTTS(threads)
 
 
-def openai_speech(model: str, base_url: str | None = None, **opts: Any) -> OpenAISpeechTTS:
+class SpeechOptions(TypedDict, total=False):
+    """:class:`OpenAISpeechTTS`'s options beside the model and the endpoint."""
+
+    voice: str
+    sample_rate: int
+    timeout: float
+
+
+def openai_speech(model: str, base_url: str | None = None, **opts: Unpack[SpeechOptions]) -> OpenAISpeechTTS:
     return OpenAISpeechTTS(model, base_url, **opts)

@@ -24,9 +24,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import onnxruntime
 
 RATE = 16000
 FRAME = 512  # samples per decision at 16 kHz (32 ms)
@@ -52,7 +55,7 @@ def silero_model_path() -> Path:
 
 
 @functools.cache
-def _silero_session() -> Any:
+def _silero_session() -> onnxruntime.InferenceSession:
     """One ONNX session per process, shared by every stream (the recurrent state is passed per call)."""
     import onnxruntime
 

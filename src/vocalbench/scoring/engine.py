@@ -27,11 +27,11 @@ import time
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from vocalbench import catalog
 from vocalbench.components import resolve_evaluator
-from vocalbench.components.base import ComponentUnavailable
+from vocalbench.components.base import ASR, MOS, ComponentError, ComponentUnavailable, EmotionClassifier
 from vocalbench.concurrency import limiter
 from vocalbench.config import is_off
 from vocalbench.errors import CliError
@@ -69,6 +69,33 @@ def evaluator_key(scorer: ItemScorer, judge_id: str | None, components: dict[str
 
 
 # -- evaluators --------------------------------------------------------------------------------
+Evaluator = ASR | MOS | EmotionClassifier  # the model evaluators scoring runs on reply audio
+R = TypeVar("R")  # what an evaluator call gives for one file
+
+
+def _wrong_kind(comp: Evaluator, kind: str) -> ComponentUnavailable:
+    """A part registered as ``kind`` that is not one (what its calls record as unscored)."""
+    return ComponentUnavailable(f"{kind}_wrong_kind", f"{comp.id} is not an {kind} component")
+
+
+def _asr(comp: Evaluator) -> ASR:
+    if not isinstance(comp, ASR):
+        raise _wrong_kind(comp, "asr")
+    return comp
+
+
+def _mos(comp: Evaluator) -> MOS:
+    if not isinstance(comp, MOS):
+        raise _wrong_kind(comp, "mos")
+    return comp
+
+
+def _emotion(comp: Evaluator) -> EmotionClassifier:
+    if not isinstance(comp, EmotionClassifier):
+        raise _wrong_kind(comp, "emotion")
+    return comp
+
+
 class Components:
     """Resolves ASR / MOS / emotion components on first use and runs their calls in this process
     (one at a time per component); records what was used. ``scoring/ray_pools.py`` runs the
@@ -76,7 +103,7 @@ class Components:
 
     def __init__(self, cfg: RunConfig) -> None:
         self.cfg = cfg
-        self._resolved: dict[str, Any] = {}
+        self._resolved: dict[str, Evaluator | ComponentUnavailable] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self.used: dict[str, str] = {}
         self.workers = cfg.concurrency  # items scored at once by the non-judge scorers
@@ -89,7 +116,7 @@ class Components:
     def spec(self, kind: str) -> str:
         return str(getattr(self.cfg, kind))
 
-    def get(self, kind: str) -> Any:
+    def get(self, kind: str) -> Evaluator:
         if kind in self._resolved:
             got = self._resolved[kind]
             if isinstance(got, ComponentUnavailable):
@@ -99,7 +126,7 @@ class Components:
         try:
             if is_off(spec):
                 raise ComponentUnavailable(f"{kind}_not_configured", f"no {kind} component (--{kind} {spec})")
-            comp = resolve_evaluator(kind, spec)
+            comp: Evaluator = resolve_evaluator(kind, spec)
         except ComponentUnavailable as exc:
             self._resolved[kind] = exc
             raise
@@ -110,9 +137,7 @@ class Components:
     def lock(self, kind: str) -> asyncio.Lock:
         return self._locks.setdefault(kind, asyncio.Lock())
 
-    async def _one(self, kind: str, reply: Reply, call: Callable[[Any, str], list[Any]]) -> Any:
-        from vocalbench.components.base import ComponentError
-
+    async def _one(self, kind: str, reply: Reply, call: Callable[[Evaluator, str], list[R | ComponentError]]) -> R:
         if reply.audio is None:
             raise ComponentUnavailable("no_reply_audio", f"{reply.subset}/{reply.sample_id}: the reply has no audio")
         out = await self.run(kind, call, reply.audio.path)
@@ -121,7 +146,7 @@ class Components:
                                        f"{reply.subset}/{reply.sample_id}: {kind} failed on {out.file}: {out.message}")
         return out
 
-    async def run(self, kind: str, call: Callable[[Any, str], list[Any]], path: str) -> Any:
+    async def run(self, kind: str, call: Callable[[Evaluator, str], list[R]], path: str) -> R:
         """``call(component, path)[0]`` on the ``kind`` component."""
         comp = self.get(kind)
         async with self.lock(kind):  # one model call at a time per component (CPU-bound)
@@ -132,18 +157,21 @@ class Components:
             return reply.asr_text
         from vocalbench.components.cache import cached_transcribe
 
-        out = await self._one("asr", reply, lambda c, p: cached_transcribe(c, [p], lang))
+        out = await self._one("asr", reply, lambda c, p: cached_transcribe(_asr(c), [p], lang))
         return str(out.text)
 
     async def mos(self, reply: Reply) -> float:
         from vocalbench.components.cache import cached_mos
 
-        return float(await self._one("mos", reply, lambda c, p: cached_mos(c, [p])))
+        value: float = await self._one("mos", reply, lambda c, p: cached_mos(_mos(c), [p]))
+        return value
 
     async def emotion(self, reply: Reply) -> dict[str, float]:
         from vocalbench.components.cache import cached_emotion
 
-        return dict(await self._one("emotion", reply, lambda c, p: cached_emotion(c, [p])))
+        distribution: dict[str, float] = await self._one("emotion", reply,
+                                                          lambda c, p: cached_emotion(_emotion(c), [p]))
+        return dict(distribution)
 
 
 # the run store whose judge ledger the judge's own accounting (``Judge.on_call``) writes to: set

@@ -27,7 +27,7 @@ from vocalbench.run_config import RunConfig
 from vocalbench.runner.folder import RunFolder
 from vocalbench.runner.ray_executor import ActorPool, Resources, placement, start_ray, stop_ray
 from vocalbench.scoring.base import Judge
-from vocalbench.scoring.engine import Components, _book, score_run
+from vocalbench.scoring.engine import Components, Evaluator, R, _book, score_run
 from vocalbench.scoring.summary import Summary
 
 KINDS = ("asr", "mos", "emotion", "judge")
@@ -64,7 +64,7 @@ class EvaluatorActor:
 
     def __init__(self, kind: str, spec: str) -> None:
         self.kind, self.spec = kind, spec
-        self.component: Any = None
+        self.component: Evaluator | None = None
 
     def start(self) -> dict[str, object]:
         """Load the component; its id, or why it is unavailable (recorded by the driver as locally)."""
@@ -74,7 +74,7 @@ class EvaluatorActor:
             return {**placement(), "unavailable": Unavailable(exc.reason, str(exc))}
         return {**placement(), "id": str(getattr(self.component, "id", self.spec))}
 
-    def run(self, call: Callable[[Any, str], list[Any]], path: str) -> Any:
+    def run(self, call: Callable[[Evaluator, str], list[R]], path: str) -> R | Unavailable:
         """``call(component, path)[0]``; a ``ComponentUnavailable`` (this replica's own ``start``
         among them) comes back as :class:`Unavailable`."""
         if self.component is None:
@@ -168,6 +168,7 @@ class RayComponents(Components):
         super().__init__(cfg)
         self.resources = resources
         self.pools: dict[str, ActorPool] = {}
+        self._ready: dict[str, ActorPool | ComponentUnavailable] = {}  # started, or why it could not be
         self.workers = max(cfg.concurrency, 2 * max(r.replicas for r in resources.values()))
         self.judge_slots = resources["judge"].replicas
 
@@ -175,12 +176,11 @@ class RayComponents(Components):
         import ray
 
         async with self.lock(kind):
-            if kind in self._resolved:
-                got = self._resolved[kind]
+            if kind in self._ready:
+                got = self._ready[kind]
                 if isinstance(got, ComponentUnavailable):
                     raise got
-                pool: ActorPool = got
-                return pool
+                return got
             spec = self.spec(kind)
             try:
                 if is_off(spec):
@@ -191,17 +191,18 @@ class RayComponents(Components):
                 self.pools[kind] = pool
                 self.used[kind] = [_started(info) for info in await pool.start()][0]
             except ComponentUnavailable as exc:
-                self._resolved[kind] = exc
+                self._ready[kind] = exc
                 raise
-            self._resolved[kind] = pool
+            self._ready[kind] = pool
             return pool
 
-    async def run(self, kind: str, call: Callable[[Any, str], list[Any]], path: str) -> Any:
+    async def run(self, kind: str, call: Callable[[Evaluator, str], list[R]], path: str) -> R:
         pool = await self._pool(kind)
         out = await pool.call("run", call, path)
         if isinstance(out, Unavailable):
             raise out.error()
-        return out
+        result: R = out  # what ``call`` gave in the replica
+        return result
 
     def resolve_judge(self, cfg: RunConfig) -> Judge:
         """A judge pool, started here (blocking: called once, before or beside scoring)."""
