@@ -13,6 +13,10 @@ from vocalbench import catalog, construct, parts  # noqa: F401  (construct regis
 from vocalbench._version import __version__
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pydantic import JsonValue
+
     from vocalbench.api import evaluate, load_summary, score
 
 _API = ("evaluate", "score", "load_summary")
@@ -49,14 +53,14 @@ catalog.on_first_use(_builtin_subsets)
 catalog.on_first_use(_plugin_subsets)
 
 
-def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
+def overall_score(metrics: Mapping[str, JsonValue], version: str = "v2") -> float:
     """The 0-100 overall score from dimension metrics (see docs/scoring.md); lazy import keeps start-up light."""
     from vocalbench.scoring.overall import overall_score as _overall
 
     return _overall(metrics, version=version)
 
 
-def overall_result(metrics: dict[str, Any], version: str = "v2", lang: str = "en") -> dict[str, Any]:
+def overall_result(metrics: Mapping[str, JsonValue], version: str = "v2", lang: str = "en") -> dict[str, JsonValue]:
     """The overall as ``summary.json`` has it: ``{version, value, missing, partial}``; with a metric
     missing, ``value`` is None and ``partial`` is ``{"value": sum of the available terms, "max": ...}``."""
     from vocalbench.scoring.overall import overall_result as _result

@@ -21,15 +21,16 @@ from __future__ import annotations
 import argparse
 import importlib
 from pathlib import Path
-from typing import Any
 
 from vocalbench.errors import CliError
 from vocalbench.scoring.summary import Summary
 
+Flag = str | int | float | bool | Path | list[str] | None  # a command-line flag's value (None: not given)
+
 
 def evaluate(system: str = "offline", data: str = "mini", subsets: list[str] | str | None = None,
              judge: str | None = None, out: str | Path | None = None, *, lang: str = "en", quiet: bool = True,
-             **options: Any) -> Summary:
+             **options: Flag) -> Summary:
     """Generate one language's replies of ``system`` on ``data``, score them and write the run folder
     ``out`` with its report (as ``vocalbench run``); returns its summary. ``options``: any other flag
     of ``vocalbench run`` (``limit``, ``asr``, ``mos``, ``emotion``, ``protocol``, ``concurrency``, ...).
@@ -48,7 +49,7 @@ def evaluate(system: str = "offline", data: str = "mini", subsets: list[str] | s
 
 
 def score(run: str | Path, judge: str | None = None, subsets: list[str] | str | None = None, *, quiet: bool = True,
-          **options: Any) -> Summary:
+          **options: Flag) -> Summary:
     """(Re)score the run folder ``run`` (as ``vocalbench score``): only missing work is done. ``judge``
     and the other evaluator options (``asr``, ``mos``, ``emotion``, ``protocol``, ``fit``) update the
     run's config; returns the new summary."""
@@ -82,7 +83,7 @@ def _names(subsets: list[str] | str | None) -> list[str] | None:
     return list(dict.fromkeys(n.strip() for n in names if n.strip())) or None
 
 
-def _arguments(command: str, positional: list[str], **given: Any) -> argparse.Namespace:
+def _arguments(command: str, positional: list[str], **given: Flag) -> argparse.Namespace:
     """The parsed flags of ``command`` with the defaults of the command line, updated by ``given``
     (None: not given); an option that is not one of the command's flags is a TypeError naming it."""
     from vocalbench.cli import COMMANDS

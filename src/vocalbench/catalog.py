@@ -157,7 +157,7 @@ class SubsetSpec:
 
 
 _SPECS: dict[str, SubsetSpec] = {}
-_LOADERS: list[Callable[[], object]] = []
+_LOADERS: list[Callable[[], None]] = []
 _LOCK = threading.RLock()
 
 
@@ -177,7 +177,7 @@ def forget(name: str) -> None:
         _SPECS.pop(name, None)
 
 
-def on_first_use(loader: Callable[[], object]) -> None:
+def on_first_use(loader: Callable[[], None]) -> None:
     """Run ``loader`` (which declares subsets) before the next question asked of the catalogue."""
     with _LOCK:
         _LOADERS.append(loader)

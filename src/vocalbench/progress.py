@@ -10,13 +10,17 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Self
+from types import TracebackType
+from typing import TYPE_CHECKING, Self
+
+if TYPE_CHECKING:  # rich loads only when a bar is shown
+    from rich.progress import Progress, TaskID
 
 
 class Bar:
     """One bar: ``advance(n, note)`` from any thread."""
 
-    def __init__(self, progress: Any = None, task: Any = None) -> None:
+    def __init__(self, progress: Progress | None = None, task: TaskID | None = None) -> None:
         self._progress, self._task = progress, task
         self._lock = threading.Lock()
 
@@ -24,6 +28,7 @@ class Bar:
         if self._progress is None:
             return
         with self._lock:
+            assert self._task is not None, "a bar with a progress has its task"
             if note is not None:
                 self._progress.update(self._task, advance=n, note=note)
             else:
@@ -35,7 +40,7 @@ class Bars:
 
     def __init__(self, enabled: bool = True) -> None:
         self.enabled = enabled
-        self._progress: Any = None
+        self._progress: Progress | None = None
 
     def __enter__(self) -> Self:
         if self.enabled:
@@ -56,7 +61,8 @@ class Bars:
             self._progress.__enter__()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         if self._progress is not None:
             self._progress.__exit__(None, None, None)
             self._progress = None

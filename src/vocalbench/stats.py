@@ -19,7 +19,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, overload
+from typing import Literal, Protocol, TypedDict, TypeVar, overload
 
 import numpy as np
 
@@ -246,7 +246,19 @@ def ci_se(ci: Sequence[float] | None) -> float | None:
     return (float(ci[1]) - float(ci[0])) / (2 * Z95)
 
 
-def pool_repeats(values: Sequence[float], within_se: Sequence[float | None]) -> dict[str, Any]:
+class Pooled(TypedDict):
+    """N repeats' values pooled: their mean, between-run SD and 95 % CI, and what the CI stands on."""
+
+    mean: float
+    sd: float
+    n: int
+    values: list[float]
+    within_se: float | None  # the repeats' RMS item-level SE, when every repeat has one
+    sources: Literal["items+runs", "runs"] | None
+    ci95: list[float] | None
+
+
+def pool_repeats(values: Sequence[float], within_se: Sequence[float | None]) -> Pooled:
     """Mean, between-run SD and the 95 % CI of N repeats' values: ``mean ± 1.96·sqrt(within_se² + sd²/N)``
     when every repeat has its own (item-level) SE, else the t interval of the repeats alone
     (``sources`` says which; report/repeats.py)."""
@@ -255,18 +267,19 @@ def pool_repeats(values: Sequence[float], within_se: Sequence[float | None]) -> 
     mean = float(x.mean())
     sd = float(x.std(ddof=1)) if n > 1 else 0.0
     known = [s for s in within_se if s is not None]
-    out: dict[str, Any] = {"mean": round(mean, 4), "sd": round(sd, 4), "n": n, "values": [round(v, 4) for v in x]}
+    out: Pooled = {"mean": round(mean, 4), "sd": round(sd, 4), "n": n, "values": [round(v, 4) for v in x],
+                   "within_se": None, "sources": None, "ci95": None}
     if known and len(known) == n:
         within = math.sqrt(float(np.mean(np.square(known))))
         half = Z95 * math.sqrt(within ** 2 + sd ** 2 / n)
-        out.update(within_se=round(within, 4), sources="items+runs")
+        out["within_se"], out["sources"] = round(within, 4), "items+runs"
     elif n > 1:
         from scipy.stats import t
 
         half = float(t.ppf(0.975, n - 1)) * sd / math.sqrt(n)
-        out.update(within_se=None, sources="runs")
+        out["sources"] = "runs"
     else:
-        return {**out, "within_se": None, "ci95": None, "sources": None}
+        return out
     out["ci95"] = [round(mean - half, 4), round(mean + half, 4)]
     return out
 

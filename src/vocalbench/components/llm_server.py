@@ -34,7 +34,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Self
+from types import TracebackType
+from typing import Self
+
+from pydantic import JsonValue
 
 from vocalbench.files import pid_alive, write_json
 
@@ -70,7 +73,8 @@ class ServerHandle:
     def __enter__(self) -> Self:
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
         self.stop()
 
 
@@ -96,7 +100,7 @@ def _lease_dir(alias: str) -> Path:
     return _state_dir() / f"{alias}.leases"
 
 
-def _read_state(path: Path) -> dict[str, Any]:
+def _read_state(path: Path) -> dict[str, JsonValue]:
     try:
         body = json.loads(path.read_text())
     except (OSError, ValueError):
@@ -255,7 +259,9 @@ def _reuse(alias: str) -> ServerHandle | None:
     if not others:  # an orphan: every process that used it is gone; this one takes it over
         logger.info("adopting the llama.cpp server of %s (pid %d): no live process uses it", alias, pid)
         write_json(state_file, {**state, "owner": os.getpid(), "adopted": time.time()})
-    return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, pid, port, owned=False, log=state.get("log"))
+    log = state.get("log")
+    return ServerHandle(f"http://127.0.0.1:{port}/v1", alias, pid, port, owned=False,
+                        log=log if isinstance(log, str) else None)
 
 
 def _start(alias: str, threads: int, n_ctx: int) -> ServerHandle:

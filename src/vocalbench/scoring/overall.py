@@ -18,11 +18,12 @@ with R, C, SR on 1-5, ``empathy`` (alias ``emotion``) the 2-10 sum EmoSem + EmoA
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+import numpy.typing as npt
+from pydantic import JsonValue
 
 # WER/PER thresholds (strictly below) and points; at or above the last threshold: FLOOR points.
 _CLARITY_STEPS = ((2, 10), (4, 9), (6, 8), (8, 7), (10, 6), (12, 5), (14, 4), (16, 3), (18, 2), (20, 1))
@@ -40,7 +41,7 @@ def clarity_points(error_rate: float, version: str = "v2") -> int:
     return 0
 
 
-def clarity_points_of(rate: Any, version: str = "v2") -> np.ndarray:
+def clarity_points_of(rate: npt.ArrayLike, version: str = "v2") -> np.ndarray:
     """:func:`clarity_points` element-wise over WER/PER values in % (NaN or negative -> NaN)."""
     r = np.asarray(rate, dtype=float)
     out = np.full_like(r, np.nan)
@@ -106,7 +107,7 @@ def term(version: str, key: str) -> Term:
     return next(t for t in TERMS.get(version, TERMS["v2"]) if t.key == key)
 
 
-def _lookup(metrics: dict[str, Any], term: Term, fractions: bool = False) -> float | None:
+def _lookup(metrics: Mapping[str, JsonValue], term: Term, fractions: bool = False) -> float | None:
     for name in ALIASES.get(term.key, (term.key,)):
         v = metrics.get(name)
         if v is not None:
@@ -123,7 +124,7 @@ def _terms(version: str) -> tuple[Term, ...]:
     return TERMS[version]
 
 
-def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
+def overall_score(metrics: Mapping[str, JsonValue], version: str = "v2") -> float:
     """The overall score; raises ``ValueError`` naming every missing metric, or a metric outside
     its range (a fraction where a % is expected)."""
     terms = _terms(version)
@@ -138,8 +139,9 @@ def overall_score(metrics: dict[str, Any], version: str = "v2") -> float:
     return total
 
 
-def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set[str] | frozenset[str] = frozenset(),
-                   lang: str = "en", unvalidated: Collection[str] = ()) -> dict[str, Any]:
+def overall_result(metrics: Mapping[str, JsonValue], version: str = "v2",
+                   incomplete: set[str] | frozenset[str] = frozenset(), lang: str = "en",
+                   unvalidated: Collection[str] = ()) -> dict[str, JsonValue]:
     """``summary.json``'s ``overall``: ``{version, value, missing, partial}``.
 
     A term whose metric is absent/null or whose dimension is in ``incomplete`` is missing; then
@@ -169,7 +171,7 @@ def overall_result(metrics: dict[str, Any], version: str = "v2", incomplete: set
     total = sum(t.value(x, version) for t, x in validated)
     if not missing and not doubtful:
         return {"version": version, "value": round(total, 3), "missing": [], "partial": None}
-    out: dict[str, Any] = {"version": version, "value": None, "missing": missing, "partial": None}
+    out: dict[str, JsonValue] = {"version": version, "value": None, "missing": list(missing), "partial": None}
     if validated:  # nothing to add up (a zh run with one knowledge set): no "partial 0 of 0"
         out["partial"] = {"value": round(total, 3), "max": round(sum(t.max for t, _ in validated), 3)}
     if doubtful:

@@ -15,7 +15,6 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, JsonValue, ValidationError
 
@@ -167,9 +166,9 @@ class Summary(_Part):
     provenance: Provenance = Provenance()
     meta: Meta = Meta()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> dict[str, JsonValue]:
         """The JSON object: declared keys in schema order, optional keys only where they were given."""
-        out: dict[str, Any] = self.model_dump(exclude_unset=True, by_alias=True)
+        out: dict[str, JsonValue] = self.model_dump(exclude_unset=True, by_alias=True)
         return out
 
     @classmethod
@@ -230,9 +229,9 @@ def is_paper(spec: JudgeSpec | ComponentSpec) -> bool:
 
 
 def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage: dict[str, JudgeUsage] | None,
-               imported_transcripts: int) -> dict[str, Any]:
+               imported_transcripts: int) -> Provenance:
     """Which evaluator did what; ``leaderboard_comparable`` only with the whole paper profile."""
-    out: dict[str, Any] = {}
+    out: dict[str, str | None | bool | dict[str, str] | dict[str, JudgeUsage]] = {}
     for kind in EVALUATORS:
         spec = cfg.component(kind)
         if kind in used:
@@ -248,7 +247,7 @@ def provenance(cfg: RunConfig, used: dict[str, str], *, judge: JudgeState, usage
     out["leaderboard_comparable"] = all(is_paper(spec) for spec in specs.values())
     if usage is not None:
         out["judge_usage"] = usage
-    return out
+    return Provenance.model_validate(out)
 
 
 def judge_provenance(cfg: RunConfig, judge: JudgeState, store: RunStore | None) -> JudgeValidity | None:
@@ -286,8 +285,7 @@ def build_summary(cfg: RunConfig, results: dict[str, SubsetResult], *, store: Ru
     names += [n for n in ("utmos", "wer", "per", "fcl_ms", "faa_ms", "rtf") if n in results]
     usage = (store.judge_usage() or None) if store is not None else None
     judge = judge or JudgeState(JudgeSpec("none"))
-    prov = Provenance.model_validate(provenance(cfg, components_used or {}, judge=judge, usage=usage,
-                                                imported_transcripts=imported_transcripts))
+    prov = provenance(cfg, components_used or {}, judge=judge, usage=usage, imported_transcripts=imported_transcripts)
     if store is not None and store.get_meta(DATA_SOURCE):
         prov.data = DataSource.model_validate(store.get_meta(DATA_SOURCE))  # the Hub dataset and commit (runner/folder.py)
     validity = judge_provenance(cfg, judge, store)
