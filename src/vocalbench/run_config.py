@@ -17,7 +17,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer, PlainValidator, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    JsonValue,
+    PlainSerializer,
+    PlainValidator,
+    ValidationError,
+    model_validator,
+)
 
 from vocalbench.components import parse_spec
 from vocalbench.components.base import ComponentSpec
@@ -167,7 +176,7 @@ def _kind_default(given: dict[str, Any], option: str) -> int:
     return system_defaults(str(given.get("system", "")))[option]
 
 
-def _read_body(p: Path) -> dict[str, object]:
+def _read_body(p: Path) -> dict[str, JsonValue]:
     """config.json as a dict; :class:`ConfigError` naming the file when it is not one."""
     try:
         body = json.loads(p.read_text(encoding="utf-8"))

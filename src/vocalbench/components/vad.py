@@ -20,13 +20,14 @@ harness tests have known turn times.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
+from pydantic import JsonValue
 
 if TYPE_CHECKING:
     import onnxruntime
@@ -131,12 +132,20 @@ class TurnSettings:
                 "interrupt_response": self.interrupt_response}
 
     @classmethod
-    def from_protocol(cls, body: dict[str, Any], vad: Kind) -> TurnSettings:
-        """Settings from a session's ``turn_detection`` (missing keys take the defaults)."""
+    def from_protocol(cls, body: Mapping[str, JsonValue], vad: Kind) -> TurnSettings:
+        """Settings from a session's ``turn_detection`` (missing keys take the defaults; a number that
+        is not one is a ValueError naming its key)."""
         d = cls()
-        return cls(vad=vad, threshold=float(body.get("threshold", d.threshold)),
-                   prefix_padding_ms=int(body.get("prefix_padding_ms", d.prefix_padding_ms)),
-                   silence_duration_ms=int(body.get("silence_duration_ms", d.silence_duration_ms)),
+
+        def number(key: str, default: float) -> float:
+            v = body.get(key, default)
+            if isinstance(v, (int, float, str)):
+                return float(v)
+            raise ValueError(f"turn_detection.{key}: expected a number, got {v!r}")
+
+        return cls(vad=vad, threshold=number("threshold", d.threshold),
+                   prefix_padding_ms=int(number("prefix_padding_ms", d.prefix_padding_ms)),
+                   silence_duration_ms=int(number("silence_duration_ms", d.silence_duration_ms)),
                    create_response=bool(body.get("create_response", d.create_response)),
                    interrupt_response=bool(body.get("interrupt_response", d.interrupt_response)))
 
