@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -20,6 +20,9 @@ from vocalbench.records import Score
 from vocalbench.report.runs import RunData
 from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.stats import interval, median_of, p_value, paired, replicate_values
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 DIMENSION_ORDER = list(DIMENSIONS)
 LATENCY = ("fcl_ms", "faa_ms", "rtf")
@@ -136,7 +139,7 @@ def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> d
     }
 
 
-def print_comparison(result: dict[str, Any], console: Any | None = None) -> None:
+def print_comparison(result: dict[str, Any], console: Console | None = None) -> None:
     """A rich table of a comparison result."""
     from rich.console import Console
     from rich.markup import escape

@@ -12,9 +12,12 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vocalbench.scoring.summary import Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 NOT_COMPARABLE = "‡"
 COMPARABLE_NOTE = (f"{NOT_COMPARABLE} not comparable: the run's evaluators (ASR, MOS, emotion, judge) differ from the "
@@ -143,7 +146,7 @@ def compare_published(summary: Summary, label: str, table_: PublishedTable, row:
             "rows": rows, "notes": notes}
 
 
-def print_published(result: dict[str, Any], console: Any = None) -> None:
+def print_published(result: dict[str, Any], console: Console | None = None) -> None:
     """The comparison as a rich table (stdout)."""
     from rich.console import Console
     from rich.table import Table
