@@ -23,15 +23,16 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
 from vocalbench.components.vad import TurnSettings
-from vocalbench.duplex.records import SUBSET, ReplayEvent, ReplayLog, replay_key, replay_log, transcript
+from vocalbench.duplex.records import SUBSET, ReplayEvent, ReplayLog, TimedWord, replay_key, replay_log, transcript
 from vocalbench.duplex.replay import ReplayResult, replay
 from vocalbench.duplex.scenarios import TAIL, Scenario
 from vocalbench.duplex.score import (
+    ReplayRow,
     aggregate,
     analyse,
     judge_relevance,
@@ -44,6 +45,10 @@ from vocalbench.duplex.score import (
 from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, ErrorInfo, Reply
 from vocalbench.runner.store import RunStore
+
+if TYPE_CHECKING:
+    from vocalbench.run_config import RunConfig
+    from vocalbench.systems.realtime import RealtimeSystem
 
 RESULT_FILE = "duplex.json"
 RATE = 24000
@@ -88,10 +93,9 @@ def replay_reply(key: str, folder: Path, res: ReplayResult) -> Reply:
     """A finished replay as its Reply: the played output, and its log (result and events) in ``extra``."""
     events = [ReplayEvent.model_validate(json.loads(line))
               for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    body = res.summary()
     log = ReplayLog(folder=str(folder), duration=res.duration, chunk_ms=res.chunk_ms, responses=res.responses,
                     cancelled=res.cancelled, truncations=res.truncations, first_audio=res.first_audio,
-                    jitter_ms=body.get("jitter_ms"), events=events)
+                    jitter_ms=res.jitter_ms(), events=events)
     error = None if res.error is None else ErrorInfo(type=res.error["type"], message=res.error["message"])
     return Reply(subset=SUBSET, sample_id=key, audio=AudioRef(path=str(folder / "output.wav"), sample_rate=RATE,
                                                                duration=res.duration),
@@ -103,8 +107,8 @@ def played(reply: Reply) -> bool:
     return reply.audio is not None and Path(reply.audio.path).is_file()
 
 
-async def replay_all(system: Any, scenarios: list[Scenario], store: RunStore, settings: TurnSettings, chunk_ms: int,
-                     repeats: int, cfg: Any, tail: float = 0.0) -> None:
+async def replay_all(system: RealtimeSystem, scenarios: list[Scenario], store: RunStore, settings: TurnSettings,
+                     chunk_ms: int, repeats: int, cfg: RunConfig, tail: float = 0.0) -> None:
     """Replay what has no recordings yet, up to ``cfg.concurrency`` at once (each on its own schedule)."""
     from vocalbench.audio import load
     from vocalbench.progress import progress_bar
@@ -161,8 +165,8 @@ def tail_for(first_audio: float, scenarios: list[Scenario]) -> float:
     return float(max(0, math.ceil(1.5 * first_audio + 3.0 - room)))
 
 
-async def warm_up(system: Any, scenarios: list[Scenario], run_dir: Path, settings: TurnSettings, chunk_ms: int,
-                  cfg: Any) -> Warmup:
+async def warm_up(system: RealtimeSystem, scenarios: list[Scenario], run_dir: Path, settings: TurnSettings,
+                  chunk_ms: int, cfg: RunConfig) -> Warmup:
     """Replay one smooth scenario (the first scenario without one), waiting up to :data:`WARMUP_MAX_S`
     for the reply, and derive the tail (:func:`tail_for`) from when its first audio came."""
     from vocalbench.audio import load
@@ -234,11 +238,10 @@ def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: st
     interruptions with ``judge`` (none: not rated), and aggregate."""
     from vocalbench import components
     from vocalbench.components.vad import SileroVAD
-    from vocalbench.duplex.records import TimedWord
     from vocalbench.progress import progress_bar
 
-    rows: list[dict[str, Any]] = []
-    rated: list[tuple[Scenario, str, list[TimedWord], dict[str, Any]]] = []
+    rows: list[ReplayRow] = []
+    rated: list[tuple[Scenario, str, list[TimedWord], ReplayRow]] = []
     asr: Any = None
     vad: Any = None
     have = store.replies(SUBSET)
@@ -277,8 +280,16 @@ def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: st
     return result
 
 
-def _rate_relevance(rated: list[tuple[Scenario, str, list[Any], dict[str, Any]]], store: RunStore,
-                    judge: JudgeSpec | None, lang: str, quiet: bool) -> tuple[dict[str, int], dict[str, object] | None]:
+class RelevanceValidity(TypedDict):
+    """The judge's validity for the relevance family, from its latest judge-check."""
+
+    family: str
+    validated: bool
+    status: str
+
+
+def _rate_relevance(rated: list[tuple[Scenario, str, list[TimedWord], ReplayRow]], store: RunStore,
+                    judge: JudgeSpec | None, lang: str, quiet: bool) -> tuple[dict[str, int], RelevanceValidity | None]:
     """Put the judge's relevance of each interruption answer into its row's metrics (None where the
     system said nothing after the interruption, or the judge could not rate it). Returns the
     unscored ones counted by reason (``judge_not_configured`` without a judge) and the judge's
@@ -299,7 +310,7 @@ def _rate_relevance(rated: list[tuple[Scenario, str, list[Any], dict[str, Any]]]
 
     async def rate_all() -> None:
         with progress_bar(len(todo), f"duplex relevance [{lang}]", enabled=not quiet) as bar:
-            async def one(sc: Scenario, key: str, words: list[Any], row: dict[str, Any]) -> None:
+            async def one(sc: Scenario, key: str, words: list[TimedWord], row: ReplayRow) -> None:
                 score = await judge_relevance(rater, store, sc, key, words)
                 row["metrics"]["relevance"] = None if score is None else score.value
                 if score is not None and score.value is None:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 
@@ -25,6 +25,11 @@ from vocalbench.duplex.records import SUBSET, Analysis, Interval, TimedWord, Win
 from vocalbench.duplex.scenarios import KINDS, Scenario
 from vocalbench.records import Score
 from vocalbench.runner.store import RunStore
+
+if TYPE_CHECKING:
+    from vocalbench.components.base import ASR
+    from vocalbench.components.vad import Detector
+    from vocalbench.scoring.base import Judge
 
 SCORER_VERSION = "3"
 SCORER = f"duplex-timing@{SCORER_VERSION}"
@@ -95,7 +100,7 @@ def windows(sc: Scenario, values: m.Measures, end: float) -> list[Window]:
     return out
 
 
-def _segments(path: Path, vad: Any) -> list[m.Span]:
+def _segments(path: Path, vad: Detector) -> list[m.Span]:
     from vocalbench.audio import load
     from vocalbench.components.vad import speech_segments
 
@@ -103,7 +108,7 @@ def _segments(path: Path, vad: Any) -> list[m.Span]:
     return [m.Span(round(s.start, 3), round(s.end, 3)) for s in speech_segments(y16, vad)]
 
 
-def analyse(sc: Scenario, folder: Path, asr: Any, vad: Any, supplied: list[TimedWord] | None = None
+def analyse(sc: Scenario, folder: Path, asr: ASR | None, vad: Detector, supplied: list[TimedWord] | None = None
             ) -> tuple[Analysis, m.Measures]:
     """Read one replay's recordings: its speech segments, words (``supplied``, else ``asr``) and measures."""
     from vocalbench.audio import info
@@ -163,7 +168,7 @@ def relevance_fields(sc: Scenario, words: list[TimedWord]) -> dict[str, str] | N
     return {"question": sc.parts[-1].text, "reply": said} if said else None
 
 
-async def judge_relevance(judge: Any, store: RunStore, sc: Scenario, key: str, words: list[TimedWord]) -> Score | None:
+async def judge_relevance(judge: Judge, store: RunStore, sc: Scenario, key: str, words: list[TimedWord]) -> Score | None:
     """The judge's 1-5 relevance of the answer to the interruption as a Score under the judge's
     evaluator (another judge asks again; a scored one is reused); None when there is no answer.
     An evaluator failure is recorded with its reason and counts as unscored, never as a 1."""
@@ -186,6 +191,15 @@ async def judge_relevance(judge: Any, store: RunStore, sc: Scenario, key: str, w
     return score
 
 
+class ReplayRow(TypedDict):
+    """One scored replay: its scenario, kind, repeat and measures (None: the measure does not apply)."""
+
+    scenario: str
+    kind: str
+    repeat: int
+    metrics: dict[str, float | None]
+
+
 def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     from vocalbench.stats import interval, replicate_values
 
@@ -195,7 +209,7 @@ def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     return None if ci is None else (round(ci[0], 4), round(ci[1], 4))
 
 
-def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def aggregate(rows: list[ReplayRow]) -> dict[str, Any]:
     """Per kind and measure: value, 95 % interval, scenarios scored, and why others are not.
 
     ``rows``: one per replay, ``{"scenario", "kind", "metrics": {...}}``; a measure that is None for a
