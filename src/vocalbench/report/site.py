@@ -23,12 +23,14 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import JsonValue
 
 from vocalbench import catalog
 from vocalbench.errors import InputError
 from vocalbench.files import inside, write_atomic, written_folder
-from vocalbench.records import EMOTIONS_5
+from vocalbench.records import EMOTIONS_5, Sample
 from vocalbench.report import published
 from vocalbench.report.plots import (
     category_chart,
@@ -44,6 +46,9 @@ from vocalbench.report.runs import RunData, load_runs
 from vocalbench.runner.folder import RunFolder, runs_holding
 from vocalbench.scoring import dimensions
 from vocalbench.scoring.subsets import item_value
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 log = logging.getLogger(__name__)
 
@@ -261,7 +266,7 @@ def _audio_rel(run: RunData, path: str | None, out: Path, rel_dir: str, stem: st
     return rel
 
 
-def _emotion_dist(details: dict[str, Any]) -> dict[str, float] | None:
+def _emotion_dist(details: dict[str, JsonValue]) -> dict[str, float] | None:
     """An emotion probability distribution found in a score's details, if any."""
     cands = [details] + [v for v in details.values() if isinstance(v, dict)]
     for c in cands:
@@ -271,7 +276,7 @@ def _emotion_dist(details: dict[str, Any]) -> dict[str, float] | None:
     return None
 
 
-def _clean_json(x: Any) -> Any:
+def _clean_json(x: JsonValue) -> JsonValue:
     """Replace non-finite floats (invalid in JSON) with None, recursively."""
     if isinstance(x, float):
         return x if math.isfinite(x) else None
@@ -282,15 +287,15 @@ def _clean_json(x: Any) -> Any:
     return x
 
 
-def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
+def viewer_data(runs: list[RunData], out: Path) -> JsonValue:
     """The viewer's JSON: runs, and every sample with each run's reply, scores and timings."""
-    keys: dict[tuple[str, str, str], Any] = {}
+    keys: dict[tuple[str, str, str], Sample | None] = {}
     for r in runs:
         for (subset, sid), s in r.samples.items():
             keys.setdefault((r.lang, subset, sid), s)
         for (subset, sid) in list(r.replies) + list(r.scores):
             keys.setdefault((r.lang, subset, sid), None)
-    samples = []
+    samples: list[JsonValue] = []
     for (lang, subset, sid), sample in sorted(keys.items(), key=lambda kv: (kv[0][0], kv[0][1], _idx(kv[1]), kv[0][2])):
         entry: dict[str, Any] = {"lang": lang, "subset": subset, "id": sid, "category": None, "question": "",
                                  "reference": None, "history": [], "query_audio": None, "runs": []}
@@ -303,14 +308,11 @@ def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
         for i, r in enumerate(runs):
             entry["runs"].append(_run_entry(r, i, subset, sid, out) if r.lang == lang else None)
         samples.append(entry)
-    data: dict[str, Any] = _clean_json({
-        "runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
-        "samples": samples,
-    })
-    return data
+    return _clean_json({"runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
+                        "samples": samples})
 
 
-def _idx(sample: Any) -> int:
+def _idx(sample: Sample | None) -> int:
     return sample.index if sample is not None else 0
 
 
@@ -361,7 +363,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
 
 
 # --------------------------------------------------------------------------- the report
-def _env() -> Any:
+def _env() -> Environment:
     from jinja2 import Environment, PackageLoader
 
     return Environment(loader=PackageLoader("vocalbench.report", "templates"), autoescape=True,
