@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypedDict, TypeVar
 
 import numpy as np
 
@@ -38,7 +38,18 @@ Item = TypeVar("Item", bound=Hashable)  # what identifies a rated item (a questi
 
 
 # --------------------------------------------------------------------------- statistics
-def pairwise_match_rates(judge: Mapping[Item, Hashable], raters: Mapping[Item, list[Hashable]]) -> dict[str, Any]:
+class MatchRates(TypedDict):
+    """The paper's pairwise rates (%, None without items to rate) and what they count."""
+
+    items: int
+    decisions: int
+    consistency_rate: float | None
+    majority_match: float | None
+    no_majority: int
+    any_match: float | None
+
+
+def pairwise_match_rates(judge: Mapping[Item, Hashable], raters: Mapping[Item, list[Hashable]]) -> MatchRates:
     """The paper's three rates over items rated by both the judge and at least one human.
 
     consistency_rate: share of (item, rater) decisions equal to the judge's;
@@ -149,7 +160,7 @@ def agreement_stats(judge: dict[str, Hashable], raters: dict[str, dict[str, Hash
     """All statistics for one subset: ``judge`` item -> label, ``raters`` rater -> item -> label."""
     items = sorted({i for r in raters.values() for i in r})
     by_item: dict[str, list[Hashable]] = {i: [r[i] for r in raters.values() if i in r] for i in items}
-    res: dict[str, Any] = pairwise_match_rates(judge, by_item)
+    res: dict[str, Any] = {**pairwise_match_rates(judge, by_item)}
     res["raters"] = len(raters)
     kappas: dict[str, float | None] = {}
     for rid, r in sorted(raters.items()):
