@@ -67,6 +67,7 @@ from vocalbench.systems.realtime_events import (
     Names,
     ReplyIds,
     audio_out,
+    item_text,
     json_object,
     merge_session,
     pcm16_b64,
@@ -398,7 +399,7 @@ class SystemServer:
                 await ws_send(ws, "session.updated", session=session)
             elif kind == "conversation.item.create":
                 item = {**(ev.get("item") or {}), "id": f"item_{uuid.uuid4().hex[:12]}"}
-                text = "".join(c.get("text") or c.get("transcript") or "" for c in item.get("content") or [])
+                text = item_text(item)
                 if item.get("role") in ("user", "assistant") and text:
                     history.append(Turn(role=item["role"], text=text))
                 await ws_send(ws, names.item_added, previous_item_id=last_item, item=item)
