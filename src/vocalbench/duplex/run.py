@@ -23,15 +23,18 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.components.vad import TurnSettings
 from vocalbench.duplex.records import SUBSET, ReplayEvent, ReplayLog, TimedWord, replay_key, replay_log, transcript
 from vocalbench.duplex.replay import ReplayResult, replay
 from vocalbench.duplex.scenarios import TAIL, Scenario
 from vocalbench.duplex.score import (
+    DuplexResult,
+    RelevanceValidity,
     ReplayRow,
     aggregate,
     analyse,
@@ -47,6 +50,8 @@ from vocalbench.records import AudioRef, ErrorInfo, Reply
 from vocalbench.runner.store import RunStore
 
 if TYPE_CHECKING:
+    from vocalbench.components.base import ASR
+    from vocalbench.components.vad import Detector
     from vocalbench.run_config import RunConfig
     from vocalbench.systems.realtime import RealtimeSystem
 
@@ -55,7 +60,20 @@ RATE = 24000
 WARMUP_MAX_S = 180.0  # how long a warm-up waits for the first reply audio
 
 
-def write_result(run_dir: Path, body: dict[str, Any]) -> Path:
+class DuplexFile(TypedDict):
+    """``RUN/duplex.json``: what the duplex report reads (the set, the turn detection and the tail from
+    the run's duplex record in config.json)."""
+
+    system: str
+    lang: str
+    set: str | None
+    repeats: int
+    turn_detection: dict[str, JsonValue] | None
+    tail_s: float
+    kinds: DuplexResult
+
+
+def write_result(run_dir: Path, body: DuplexFile) -> Path:
     """``RUN/duplex.json``: system, language, set, repeats, turn detection and the measures per kind."""
     from vocalbench.files import write_json
 
@@ -199,14 +217,15 @@ def failures(store: RunStore, keys: list[str]) -> tuple[int, Counter[str]]:
     return ok, reasons
 
 
-def nothing_heard(result: dict[str, Any], store: RunStore, scenarios: list[Scenario], repeats: int,
+def nothing_heard(result: DuplexResult, store: RunStore, scenarios: list[Scenario], repeats: int,
                   warmup: Warmup | None, tail: float) -> list[str]:
     """Warnings for the kinds where no reply speech fell inside any window (every time n = 0):
     each names when the system's first audio came and the ``--tail`` that would cover it."""
     out: list[str] = []
     have = store.replies(SUBSET)
     for kind, body in result.items():
-        if kind in ("pause", "backchannel") or body.get("ttfa_p50", {}).get("n", 1) > 0:
+        ttfa = body.get("ttfa_p50")
+        if kind in ("pause", "backchannel") or not isinstance(ttfa, dict) or ttfa["n"] > 0:
             continue
         delays = []
         for sc in scenarios:
@@ -232,7 +251,7 @@ def nothing_heard(result: dict[str, Any], store: RunStore, scenarios: list[Scena
 
 
 def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: str, quiet: bool = False,
-              asr_spec: str = "offline", judge: JudgeSpec | None = None, fresh: bool = False) -> dict[str, Any]:
+              asr_spec: str = "offline", judge: JudgeSpec | None = None, fresh: bool = False) -> DuplexResult:
     """Score every replay with recordings (reusing stored scores unless ``fresh``) with the ASR of ``asr_spec`` (a
     faster-whisper model: word timings) unless a transcript came with it, rate the answers to
     interruptions with ``judge`` (none: not rated), and aggregate."""
@@ -242,8 +261,8 @@ def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: st
 
     rows: list[ReplayRow] = []
     rated: list[tuple[Scenario, str, list[TimedWord], ReplayRow]] = []
-    asr: Any = None
-    vad: Any = None
+    asr: ASR | None = None
+    vad: Detector | None = None
     have = store.replies(SUBSET)
     done = [(sc, k, r) for k in range(1, repeats + 1) for sc in scenarios
             if (r := have.get((SUBSET, replay_key(sc.id, k)))) is not None and played(r)]
@@ -273,19 +292,12 @@ def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: st
         print(f"[{lang}] {sum(reasons.values())} replay(s) failed ({reasons.most_common(1)[0][0]}); "
               "re-run to retry them", file=sys.stderr)
     result = aggregate(rows)
-    if "interruption" in result:
-        result["interruption"]["relevance"]["unscored"] = unrated
+    relevance = result.get("interruption", {}).get("relevance")
+    if isinstance(relevance, dict):
+        relevance["unscored"] = unrated
         if validity is not None:
-            result["interruption"]["relevance"]["validity"] = validity
+            relevance["validity"] = validity
     return result
-
-
-class RelevanceValidity(TypedDict):
-    """The judge's validity for the relevance family, from its latest judge-check."""
-
-    family: str
-    validated: bool
-    status: str
 
 
 def _rate_relevance(rated: list[tuple[Scenario, str, list[TimedWord], ReplayRow]], store: RunStore,

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypedDict
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 
@@ -200,6 +200,30 @@ class ReplayRow(TypedDict):
     metrics: dict[str, float | None]
 
 
+class RelevanceValidity(TypedDict):
+    """The judge's validity for the relevance family, from its latest judge-check."""
+
+    family: str
+    validated: bool
+    status: str
+
+
+class MeasureRow(TypedDict):
+    """One measure of one scenario kind: value, 95 % interval, scenarios scored, and why others are not
+    (relevance: the unscored answers by reason and the judge's validity)."""
+
+    value: float | None
+    ci95: list[float] | None
+    n: int
+    not_applicable: int
+    unscored: NotRequired[dict[str, int]]
+    validity: NotRequired[RelevanceValidity]
+
+
+KindResult = dict[str, int | MeasureRow]  # "scenarios" and "replays" (counts), and a MeasureRow per measure
+DuplexResult = dict[str, KindResult]  # by scenario kind
+
+
 def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     from vocalbench.stats import interval, replicate_values
 
@@ -209,7 +233,7 @@ def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     return None if ci is None else (round(ci[0], 4), round(ci[1], 4))
 
 
-def aggregate(rows: list[ReplayRow]) -> dict[str, Any]:
+def aggregate(rows: list[ReplayRow]) -> DuplexResult:
     """Per kind and measure: value, 95 % interval, scenarios scored, and why others are not.
 
     ``rows``: one per replay, ``{"scenario", "kind", "metrics": {...}}``; a measure that is None for a
@@ -217,7 +241,7 @@ def aggregate(rows: list[ReplayRow]) -> dict[str, Any]:
     that scenario's mean and counted under ``not_applicable``."""
     from vocalbench.stats import mean_ci
 
-    out: dict[str, Any] = {}
+    out: DuplexResult = {}
     for kind in KINDS:
         per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         missing: dict[str, int] = defaultdict(int)
@@ -233,7 +257,7 @@ def aggregate(rows: list[ReplayRow]) -> dict[str, Any]:
                     missing[name] += 1
                 else:
                     per[name][r["scenario"]].append(float(v))
-        body: dict[str, Any] = {"scenarios": len(scenarios), "replays": sum(r["kind"] == kind for r in rows)}
+        body: KindResult = {"scenarios": len(scenarios), "replays": sum(r["kind"] == kind for r in rows)}
         for name in MEASURES[kind]:
             x = np.array([np.mean(v) for v in per[name].values()], dtype=float)
             ci = mean_ci(x)
@@ -248,14 +272,14 @@ def aggregate(rows: list[ReplayRow]) -> dict[str, Any]:
     return out
 
 
-def table(result: dict[str, Any]) -> str:
+def table(result: DuplexResult) -> str:
     """The duplex table as Markdown: one row per kind and measure, value [95 % CI] (n)."""
     lines = ["| scenario kind | measure | value | 95 % CI | n |", "|---|---|---|---|---|"]
     notes: list[str] = []
     for kind, body in result.items():
         for name in (*MEASURES[kind], "ttfa_p50", "ttfa_p95"):
             row = body.get(name)
-            if row is None:
+            if not isinstance(row, dict):  # not measured (a run scored before the measure existed)
                 continue
             if row.get("validity") is not None and not row["validity"].get("validated"):
                 notes.append(f"§ {LABELS[name]}: the judge is not validated for {row['validity']['family']} "
