@@ -16,15 +16,17 @@ from __future__ import annotations
 import base64
 import uuid
 from dataclasses import dataclass
-from typing import Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
 
 import numpy as np
-from aiohttp import web
 from pydantic import JsonValue
 
 from vocalbench.audio import float_to_pcm16, resample
 from vocalbench.records import Turn
 from vocalbench.systems.base import AudioChunk
+
+if TYPE_CHECKING:
+    from aiohttp import web
 
 Api = Literal["ga", "beta"]
 RATE = 24000
@@ -66,6 +68,7 @@ class ReplyIds(TypedDict):
 
 
 def reply_ids(response_id: str, item_id: str) -> ReplyIds:
+    """The ids of a response's deltas (one output, one content part)."""
     return {"response_id": response_id, "item_id": item_id, "output_index": 0, "content_index": 0}
 
 
@@ -78,9 +81,9 @@ def session_update(api: Api, voice: str, max_tokens: int,
     """The client's ``session.update``: text + audio out, pcm16 at 24 kHz, and the server's turn
     detection asked for (None: off, the client commits each turn itself)."""
     if api == "beta":
-        session: dict[str, JsonValue] = {"modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
-                                      "output_audio_format": "pcm16", "turn_detection": turn_detection,
-                                      "max_response_output_tokens": max_tokens}
+        session: dict[str, JsonValue] = {
+            "modalities": ["text", "audio"], "voice": voice, "input_audio_format": "pcm16",
+            "output_audio_format": "pcm16", "turn_detection": turn_detection, "max_response_output_tokens": max_tokens}
     else:
         session = {"type": "realtime", "output_modalities": ["audio"],
                    "audio": {"input": {"format": dict(PCM), "turn_detection": turn_detection},
@@ -130,8 +133,9 @@ def json_object(value: JsonValue) -> dict[str, JsonValue]:
 def item_text(item: dict[str, JsonValue]) -> str:
     """The text of a conversation item: its content parts' ``text`` (or ``transcript``) joined."""
     parts = item.get("content")
-    return "".join(str(c.get("text") or c.get("transcript") or "") for c in parts if isinstance(c, dict)) \
-        if isinstance(parts, list) else ""
+    if not isinstance(parts, list):
+        return ""
+    return "".join(str(c.get("text") or c.get("transcript") or "") for c in parts if isinstance(c, dict))
 
 
 def to_24k(ev: AudioChunk) -> np.ndarray:
