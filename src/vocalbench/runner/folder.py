@@ -184,7 +184,7 @@ class RunFolder:
 
 def generated_records(describe: dict[str, JsonValue] | None) -> dict[str, JsonValue]:
     """What a generated run records beside its config: versions, the latency clock, the system."""
-    out: dict[str, JsonValue] = {"versions": {**versions()}, "latency": {**LATENCY}}
+    out: dict[str, JsonValue] = {"versions": dict(versions()), "latency": dict(LATENCY)}
     if describe is not None:
         out["system_details"] = describe
     return out
