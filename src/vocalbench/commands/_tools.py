@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
+from pydantic import JsonValue
+
 from vocalbench.components.base import ComponentError, ComponentUnavailable
 
 R = TypeVar("R")  # what the component gives per file (or a ComponentError)
@@ -32,7 +34,7 @@ def add_tool_arguments(parser: argparse.ArgumentParser, kind: str, spec_help: st
 
 
 def run_tool(kind: str, spec: str, files: Sequence[str], *, no_cache: bool, call: Callable[[Any], Sequence[R]],
-             cached: Callable[[Any], Sequence[R]], payload: Callable[[Any, R], Mapping[str, object]],
+             cached: Callable[[Any], Sequence[R]], payload: Callable[[Any, R], Mapping[str, JsonValue]],
              **opts: object) -> int:
     """A component tool: resolve the component, run it on ``files`` (through the result cache unless
     ``no_cache``) and print one JSON line per file with ``payload(component, result)``."""
@@ -44,13 +46,13 @@ def run_tool(kind: str, spec: str, files: Sequence[str], *, no_cache: bool, call
     return emit(files, results, lambda r: payload(comp, r))
 
 
-def emit(files: Sequence[str], results: Sequence[R], payload: Callable[[R], Mapping[str, object]]) -> int:
+def emit(files: Sequence[str], results: Sequence[R], payload: Callable[[R], Mapping[str, JsonValue]]) -> int:
     """Print one JSON line per file; exit status 1 only when every file failed."""
     failed = 0
     for f, r in zip(files, results):
         if isinstance(r, ComponentError):
             failed += 1
-            line: dict[str, object] = {"file": f, "error": r.reason, "message": r.message}
+            line: dict[str, JsonValue] = {"file": f, "error": r.reason, "message": r.message}
         else:
             line = {"file": f, **payload(r)}
         print(json.dumps(line, ensure_ascii=False), flush=True)

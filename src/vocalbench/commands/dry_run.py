@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from vocalbench.records import Sample
+    from vocalbench.run_config import RunConfig
     from vocalbench.runner.folder import RunFolder
 
 
@@ -32,8 +34,8 @@ def price_of(args: argparse.Namespace) -> tuple[float, float] | None:
         raise CliError(str(exc)) from None
 
 
-def show(cfg: Any, *, args: argparse.Namespace, label: str, folder: RunFolder,
-         samples: list[Any] | None = None, subsets: list[str] | None = None) -> None:
+def show(cfg: RunConfig, *, args: argparse.Namespace, label: str, folder: RunFolder,
+         samples: list[Sample] | None = None, subsets: list[str] | None = None) -> None:
     """Plan one language's judge calls (from its run folder's store when it has one) and print them."""
     from vocalbench.errors import CliError
     from vocalbench.scoring.plan import plan_judge

@@ -14,6 +14,7 @@ from vocalbench.commands.lists import add_subsets
 from vocalbench.run_config import RunConfig
 
 if TYPE_CHECKING:
+    from vocalbench.records import Sample
     from vocalbench.runner.folder import RunFolder
     from vocalbench.runner.ray_executor import Resources
 
@@ -202,7 +203,7 @@ def jobs_from_args(args: argparse.Namespace) -> list[Job]:
     return jobs
 
 
-def samples_of(job: Job, folder: RunFolder) -> list[Any]:
+def samples_of(job: Job, folder: RunFolder) -> list[Sample]:
     """The samples of one language's run, loaded from its data (a Hub name pinned to the commit the
     run started with); bad data is a one-line error."""
     from vocalbench.data import DataError

@@ -128,7 +128,7 @@ def _print(report: dict[str, Any]) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    def f(x: Any, nd: int = 3) -> str:
+    def f(x: float | str | None, nd: int = 3) -> str:
         return "-" if x is None else f"{x:.{nd}f}" if isinstance(x, float) else str(x)
 
     table = Table(title=f"judge-check: {report['judge']} on the {report['split']} split "

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 if TYPE_CHECKING:
     from vocalbench.catalog import SubsetSpec
@@ -19,30 +19,60 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per line")
 
 
-def rows(what: str, lang: str | None = None) -> list[dict[str, object]]:
+class SubsetRow(TypedDict):
+    """One subset of ``vocalbench list subsets`` (``problem``: a plug-in that cannot be loaded)."""
+
+    lang: str
+    subset: str
+    items: int | None
+    scoring: str
+    package: str
+    problem: NotRequired[str]
+
+
+class PartRow(TypedDict):
+    """One system or component kind of ``vocalbench list systems|components``."""
+
+    kind: str
+    name: str
+    package: str
+    installed: bool
+    extra: str | None
+    missing: list[str]
+    problem: str | None
+    summary: str
+
+
+def rows(what: str, lang: str | None = None) -> list[SubsetRow] | list[PartRow]:
     """The listing as plain rows (also used by tests and reports)."""
+    return subset_rows(lang) if what == "subsets" else part_rows(what)
+
+
+def subset_rows(lang: str | None = None) -> list[SubsetRow]:
+    """Every subset of the catalogue (of ``lang`` only when given), the duplex kinds, broken plug-ins."""
+    from vocalbench import catalog, registry
+
+    out: list[SubsetRow] = []
+    for lg in catalog.LANGS:
+        if lang and lg != lang:
+            continue
+        for spec in catalog.specs(lg):
+            out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
+                        "scoring": f"{spec.metric}: {spec.description}", "package": _package(spec)})
+        out += duplex_rows(lg)
+    out += [{"lang": "", "subset": e.name, "items": None, "scoring": "", "package": e.package,
+             "problem": e.problem} for e in registry.entries("subset") if e.plugin and e.problem]
+    return out
+
+
+def part_rows(what: str) -> list[PartRow]:
+    """The registered systems (``what`` "systems") or components, installed or not."""
     from vocalbench import registry
 
-    out: list[dict[str, object]] = []
-    if what == "subsets":
-        from vocalbench import catalog
-
-        for lg in catalog.LANGS:
-            if lang and lg != lang:
-                continue
-            for spec in catalog.specs(lg):
-                out.append({"lang": lg, "subset": spec.name, "items": spec.items[lg],
-                            "scoring": f"{spec.metric}: {spec.description}", "package": _package(spec)})
-            out += duplex_rows(lg)
-        out += [{"lang": "", "subset": e.name, "items": None, "scoring": "", "package": e.package,
-                 "problem": e.problem} for e in registry.entries("subset") if e.plugin and e.problem]
-        return out
     kinds = ("system",) if what == "systems" else COMPONENT_KINDS
-    for kind in kinds:
-        for e in registry.entries(kind):
-            out.append({"kind": e.kind, "name": e.name, "package": e.package, "installed": e.installed(),
-                        "extra": e.extra, "missing": e.missing(), "problem": e.problem, "summary": e.summary})
-    return out
+    return [{"kind": e.kind, "name": e.name, "package": e.package, "installed": e.installed(), "extra": e.extra,
+             "missing": e.missing(), "problem": e.problem, "summary": e.summary}
+            for kind in kinds for e in registry.entries(kind)]
 
 
 def _package(spec: SubsetSpec) -> str:
@@ -55,7 +85,7 @@ def _package(spec: SubsetSpec) -> str:
         return str(getattr(spec.scorer, "__module__", parts.BUILTIN)).split(".")[0]
 
 
-def duplex_rows(lang: str) -> list[dict[str, object]]:
+def duplex_rows(lang: str) -> list[SubsetRow]:
     """The duplex suite's kinds (``--subsets duplex`` runs them all): scenarios in the full set, measures."""
     from vocalbench.duplex.scenarios import KINDS, read_scripts
     from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES
@@ -73,32 +103,31 @@ def run(args: argparse.Namespace) -> int:
     from rich.markup import escape
     from rich.table import Table
 
-    data = rows(args.what, args.lang)
     if args.json:
-        for r in data:
+        for r in rows(args.what, args.lang):
             print(json.dumps(r, ensure_ascii=False))
         return 0
     table = Table(title=args.what)
     if args.what == "subsets":
         for col in ("lang", "subset", "items", "package", "scoring"):
             table.add_column(col)
-        for r in data:
-            scoring = f"[red]broken:[/red] {escape(str(r['problem']))}" if r.get("problem") else escape(str(r["scoring"]))
-            table.add_row(str(r["lang"]), str(r["subset"]), "–" if r["items"] is None else str(r["items"]),
-                          escape(str(r["package"])), scoring)
+        for s in subset_rows(args.lang):
+            scoring = f"[red]broken:[/red] {escape(s['problem'])}" if s.get("problem") else escape(s["scoring"])
+            table.add_row(s["lang"], s["subset"], "–" if s["items"] is None else str(s["items"]),
+                          escape(s["package"]), scoring)
     else:
         for col in ("kind", "name", "package", "installed", "extra", "summary"):
             table.add_column(col)
-        for r in data:
-            if r["problem"]:
-                inst = f"[red]broken[/red]: {escape(str(r['problem']))}"
-            elif r["installed"]:
+        for p in part_rows(args.what):
+            if p["problem"]:
+                inst = f"[red]broken[/red]: {escape(p['problem'])}"
+            elif p["installed"]:
                 inst = "yes"
             else:
-                inst = "[red]no[/red] (missing " + ", ".join(r["missing"]) + ")"  # type: ignore[arg-type]
-            table.add_row(str(r["kind"]), str(r["name"]), escape(str(r["package"])), inst,
-                          escape(f"pip install 'vocalbench[{r['extra']}]'") if r["extra"]
-                          else ("core" if r["package"] == "vocalbench" else "–"),
-                          escape(str(r["summary"])))
+                inst = "[red]no[/red] (missing " + ", ".join(p["missing"]) + ")"
+            table.add_row(p["kind"], p["name"], escape(p["package"]), inst,
+                          escape(f"pip install 'vocalbench[{p['extra']}]'") if p["extra"]
+                          else ("core" if p["package"] == "vocalbench" else "–"),
+                          escape(p["summary"]))
     Console(width=160).print(table)
     return 0

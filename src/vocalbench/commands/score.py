@@ -11,12 +11,13 @@ make and changes nothing (not even ``config.json``).
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vocalbench.commands import dry_run
 from vocalbench.commands.lists import add_subsets
 
 if TYPE_CHECKING:
+    from vocalbench.runner.ray_executor import Resources
     from vocalbench.scoring.summary import Summary
 
 
@@ -47,13 +48,13 @@ FLAGS = {**{k: f"--{k.replace('_', '-')}" for k in ("judge", "protocol", "asr", 
          "judge_fit": "--fit"}
 
 
-def ray_plan(args: argparse.Namespace) -> dict[str, Any]:
+def ray_plan(args: argparse.Namespace) -> dict[str, Resources]:
     """The evaluator pools' replicas and resources from the flags (a one-line error when malformed)."""
     from vocalbench.errors import CliError
     from vocalbench.scoring.ray_pools import evaluator_resources
 
     try:
-        return dict(evaluator_resources(args.evaluator_replicas, args.evaluator_gpus))
+        return evaluator_resources(args.evaluator_replicas, args.evaluator_gpus)
     except ValueError as exc:
         raise CliError(str(exc)) from None
 

@@ -36,16 +36,20 @@ import asyncio
 import base64
 import json
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.components.vad import TurnSettings
 from vocalbench.limits import ReplyLimits
 from vocalbench.systems.failures import SystemFailure
-from vocalbench.systems.realtime_events import BETA_HEADER, NAMES, RATE, Api, session_update
+from vocalbench.systems.realtime_events import BETA_HEADER, NAMES, RATE, Api, json_object, session_update
+
+if TYPE_CHECKING:
+    from websockets.asyncio.client import ClientConnection
 
 CHUNK_MS = 40
 SESSION_TIMEOUT = 30.0  # seconds to connect, and again for session.updated
@@ -71,7 +75,7 @@ class Played:
 
 @dataclass
 class ReplayResult:
-    """What one replay measured (saved as ``result.json`` beside the audio and events)."""
+    """What one replay measured (its log in the run's store: :func:`vocalbench.duplex.run.replay_reply`)."""
 
     duration: float
     chunk_ms: int
@@ -84,13 +88,13 @@ class ReplayResult:
     beyond_input_s: float = 0.0  # reply audio queued past the input's end (not heard)
     error: dict[str, str] | None = None
 
-    def summary(self) -> dict[str, Any]:
+    def jitter_ms(self) -> dict[str, float] | None:
+        """How late the audio chunks were sent, ms: p50, p99 and max (None: none was sent)."""
         late = np.asarray(self.send_lateness_ms, dtype=float)
-        body = {k: v for k, v in asdict(self).items() if k != "send_lateness_ms"}
-        if late.size:
-            body["jitter_ms"] = {"p50": round(float(np.percentile(late, 50)), 3),
-                                 "p99": round(float(np.percentile(late, 99)), 3), "max": round(float(late.max()), 3)}
-        return body
+        if not late.size:
+            return None
+        return {"p50": round(float(np.percentile(late, 50)), 3), "p99": round(float(np.percentile(late, 99)), 3),
+                "max": round(float(late.max()), 3)}
 
 
 class Playback:
@@ -143,7 +147,7 @@ class ReplayFailed(SystemFailure):
     """A replay that measured nothing usable; ``type`` names why (see the module docstring)."""
 
 
-def _parse(raw: str | bytes, n: int) -> dict[str, Any]:
+def _parse(raw: str | bytes, n: int) -> dict[str, JsonValue]:
     """Server event ``n`` as a JSON object with a string type (:class:`ReplayFailed` otherwise)."""
     try:
         ev = json.loads(raw)
@@ -154,7 +158,7 @@ def _parse(raw: str | bytes, n: int) -> dict[str, Any]:
     return ev
 
 
-def _pcm(ev: dict[str, Any], n: int) -> np.ndarray:
+def _pcm(ev: dict[str, JsonValue], n: int) -> np.ndarray:
     """The audio of delta event ``n`` (:class:`ReplayFailed` when it is not base64 pcm16)."""
     import binascii
 
@@ -169,7 +173,7 @@ def _pcm(ev: dict[str, Any], n: int) -> np.ndarray:
         raise ReplayFailed("malformed_event", f"event {n} ({ev['type']}): audio is not base64 pcm16: {exc}") from None
 
 
-def _response_id(ev: dict[str, Any]) -> str:
+def _response_id(ev: dict[str, JsonValue]) -> str:
     response = ev.get("response")
     return str(ev.get("response_id") or (response.get("id") if isinstance(response, dict) else "") or "")
 
@@ -203,7 +207,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
     duration = x.size / RATE
     result = ReplayResult(duration=round(duration, 3), chunk_ms=chunk_ms)
     playback = Playback()
-    events: list[dict[str, Any]] = []
+    events: list[dict[str, JsonValue]] = []
     origin: list[float] = []  # monotonic time of t = 0, set at the first send
     per_response: dict[str, list[int]] = {}  # response id -> [audio samples, text chars]
     open_responses: set[str] = set()  # created, not done
@@ -233,7 +237,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
                 raise ReplayFailed("session_timeout", f"no session.updated within {SESSION_TIMEOUT:.0f} s") from None
             await _converse(ws)
 
-    async def _converse(ws: Any) -> None:
+    async def _converse(ws: ClientConnection) -> None:
         async def send_audio() -> None:
             start = time.monotonic()
             for k in range(n_chunks):
@@ -253,7 +257,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
                 ev = _parse(raw, len(events) + 1)
                 kind = ev["type"]
                 rid = _response_id(ev)
-                rec: dict[str, Any] = {"t": round(t, 4), "type": kind}
+                rec: dict[str, JsonValue] = {"t": round(t, 4), "type": kind}
                 if kind in AUDIO_DELTAS:
                     a = _pcm(ev, len(events) + 1)
                     rec.update(response_id=rid, item_id=ev.get("item_id"), samples=int(a.size))
@@ -269,7 +273,7 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
                             result.first_audio = round(t, 4)
                         playback.add(t, str(ev.get("item_id") or rid), rid, a)
                 elif kind in TEXT_DELTAS:
-                    delta = ev["delta"] if isinstance(ev.get("delta"), str) else ""
+                    delta = text if isinstance(text := ev.get("delta"), str) else ""
                     used = per_response.setdefault(rid, [0, 0])
                     used[1] += len(delta)
                     rec.update(response_id=rid, delta=delta)
@@ -292,14 +296,14 @@ async def replay(url: str, x: np.ndarray, out: Path, *, api: Api = "ga", setting
                     open_responses.add(rid)
                     rec.update(response_id=rid)
                 elif kind == "response.done":
-                    resp: dict[str, Any] = ev["response"] if isinstance(ev.get("response"), dict) else {}
+                    resp = json_object(ev.get("response"))
                     open_responses.discard(rid)
                     rec.update(response_id=rid, status=resp.get("status"))
                     if resp.get("status") == "cancelled":
                         result.cancelled += 1
                 elif kind == "error":
                     rec.update(error=ev.get("error"))
-                    err: dict[str, Any] = ev["error"] if isinstance(ev.get("error"), dict) else {}
+                    err = json_object(ev.get("error"))
                     result.error = {"type": str(err.get("type") or "realtime_error"),
                                     "message": str(err.get("message") or "")}
                 elif kind == "conversation.item.truncated":

@@ -23,15 +23,19 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.components.vad import TurnSettings
-from vocalbench.duplex.records import SUBSET, ReplayEvent, ReplayLog, replay_key, replay_log, transcript
+from vocalbench.duplex.records import SUBSET, ReplayEvent, ReplayLog, TimedWord, replay_key, replay_log, transcript
 from vocalbench.duplex.replay import ReplayResult, replay
 from vocalbench.duplex.scenarios import TAIL, Scenario
 from vocalbench.duplex.score import (
+    DuplexResult,
+    RelevanceValidity,
+    ReplayRow,
     aggregate,
     analyse,
     judge_relevance,
@@ -45,12 +49,31 @@ from vocalbench.judge.spec import JudgeSpec
 from vocalbench.records import AudioRef, ErrorInfo, Reply
 from vocalbench.runner.store import RunStore
 
+if TYPE_CHECKING:
+    from vocalbench.components.base import ASR
+    from vocalbench.components.vad import Detector
+    from vocalbench.run_config import RunConfig
+    from vocalbench.systems.realtime import RealtimeSystem
+
 RESULT_FILE = "duplex.json"
 RATE = 24000
 WARMUP_MAX_S = 180.0  # how long a warm-up waits for the first reply audio
 
 
-def write_result(run_dir: Path, body: dict[str, Any]) -> Path:
+class DuplexFile(TypedDict):
+    """``RUN/duplex.json``: what the duplex report reads (the set, the turn detection and the tail from
+    the run's duplex record in config.json)."""
+
+    system: str
+    lang: str
+    set: str | None
+    repeats: int
+    turn_detection: dict[str, JsonValue] | None
+    tail_s: float
+    kinds: DuplexResult
+
+
+def write_result(run_dir: Path, body: DuplexFile) -> Path:
     """``RUN/duplex.json``: system, language, set, repeats, turn detection and the measures per kind."""
     from vocalbench.files import write_json
 
@@ -88,10 +111,9 @@ def replay_reply(key: str, folder: Path, res: ReplayResult) -> Reply:
     """A finished replay as its Reply: the played output, and its log (result and events) in ``extra``."""
     events = [ReplayEvent.model_validate(json.loads(line))
               for line in (folder / "events.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
-    body = res.summary()
     log = ReplayLog(folder=str(folder), duration=res.duration, chunk_ms=res.chunk_ms, responses=res.responses,
                     cancelled=res.cancelled, truncations=res.truncations, first_audio=res.first_audio,
-                    jitter_ms=body.get("jitter_ms"), events=events)
+                    jitter_ms=res.jitter_ms(), events=events)
     error = None if res.error is None else ErrorInfo(type=res.error["type"], message=res.error["message"])
     return Reply(subset=SUBSET, sample_id=key, audio=AudioRef(path=str(folder / "output.wav"), sample_rate=RATE,
                                                                duration=res.duration),
@@ -103,8 +125,8 @@ def played(reply: Reply) -> bool:
     return reply.audio is not None and Path(reply.audio.path).is_file()
 
 
-async def replay_all(system: Any, scenarios: list[Scenario], store: RunStore, settings: TurnSettings, chunk_ms: int,
-                     repeats: int, cfg: Any, tail: float = 0.0) -> None:
+async def replay_all(system: RealtimeSystem, scenarios: list[Scenario], store: RunStore, settings: TurnSettings,
+                     chunk_ms: int, repeats: int, cfg: RunConfig, tail: float = 0.0) -> None:
     """Replay what has no recordings yet, up to ``cfg.concurrency`` at once (each on its own schedule)."""
     from vocalbench.audio import load
     from vocalbench.progress import progress_bar
@@ -161,8 +183,8 @@ def tail_for(first_audio: float, scenarios: list[Scenario]) -> float:
     return float(max(0, math.ceil(1.5 * first_audio + 3.0 - room)))
 
 
-async def warm_up(system: Any, scenarios: list[Scenario], run_dir: Path, settings: TurnSettings, chunk_ms: int,
-                  cfg: Any) -> Warmup:
+async def warm_up(system: RealtimeSystem, scenarios: list[Scenario], run_dir: Path, settings: TurnSettings,
+                  chunk_ms: int, cfg: RunConfig) -> Warmup:
     """Replay one smooth scenario (the first scenario without one), waiting up to :data:`WARMUP_MAX_S`
     for the reply, and derive the tail (:func:`tail_for`) from when its first audio came."""
     from vocalbench.audio import load
@@ -195,14 +217,15 @@ def failures(store: RunStore, keys: list[str]) -> tuple[int, Counter[str]]:
     return ok, reasons
 
 
-def nothing_heard(result: dict[str, Any], store: RunStore, scenarios: list[Scenario], repeats: int,
+def nothing_heard(result: DuplexResult, store: RunStore, scenarios: list[Scenario], repeats: int,
                   warmup: Warmup | None, tail: float) -> list[str]:
     """Warnings for the kinds where no reply speech fell inside any window (every time n = 0):
     each names when the system's first audio came and the ``--tail`` that would cover it."""
     out: list[str] = []
     have = store.replies(SUBSET)
     for kind, body in result.items():
-        if kind in ("pause", "backchannel") or body.get("ttfa_p50", {}).get("n", 1) > 0:
+        ttfa = body.get("ttfa_p50")
+        if kind in ("pause", "backchannel") or not isinstance(ttfa, dict) or ttfa["n"] > 0:
             continue
         delays = []
         for sc in scenarios:
@@ -228,19 +251,18 @@ def nothing_heard(result: dict[str, Any], store: RunStore, scenarios: list[Scena
 
 
 def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: str, quiet: bool = False,
-              asr_spec: str = "offline", judge: JudgeSpec | None = None, fresh: bool = False) -> dict[str, Any]:
+              asr_spec: str = "offline", judge: JudgeSpec | None = None, fresh: bool = False) -> DuplexResult:
     """Score every replay with recordings (reusing stored scores unless ``fresh``) with the ASR of ``asr_spec`` (a
     faster-whisper model: word timings) unless a transcript came with it, rate the answers to
     interruptions with ``judge`` (none: not rated), and aggregate."""
     from vocalbench import components
     from vocalbench.components.vad import SileroVAD
-    from vocalbench.duplex.records import TimedWord
     from vocalbench.progress import progress_bar
 
-    rows: list[dict[str, Any]] = []
-    rated: list[tuple[Scenario, str, list[TimedWord], dict[str, Any]]] = []
-    asr: Any = None
-    vad: Any = None
+    rows: list[ReplayRow] = []
+    rated: list[tuple[Scenario, str, list[TimedWord], ReplayRow]] = []
+    asr: ASR | None = None
+    vad: Detector | None = None
     have = store.replies(SUBSET)
     done = [(sc, k, r) for k in range(1, repeats + 1) for sc in scenarios
             if (r := have.get((SUBSET, replay_key(sc.id, k)))) is not None and played(r)]
@@ -270,15 +292,16 @@ def score_all(scenarios: list[Scenario], store: RunStore, repeats: int, lang: st
         print(f"[{lang}] {sum(reasons.values())} replay(s) failed ({reasons.most_common(1)[0][0]}); "
               "re-run to retry them", file=sys.stderr)
     result = aggregate(rows)
-    if "interruption" in result:
-        result["interruption"]["relevance"]["unscored"] = unrated
+    relevance = result.get("interruption", {}).get("relevance")
+    if isinstance(relevance, dict):
+        relevance["unscored"] = unrated
         if validity is not None:
-            result["interruption"]["relevance"]["validity"] = validity
+            relevance["validity"] = validity
     return result
 
 
-def _rate_relevance(rated: list[tuple[Scenario, str, list[Any], dict[str, Any]]], store: RunStore,
-                    judge: JudgeSpec | None, lang: str, quiet: bool) -> tuple[dict[str, int], dict[str, object] | None]:
+def _rate_relevance(rated: list[tuple[Scenario, str, list[TimedWord], ReplayRow]], store: RunStore,
+                    judge: JudgeSpec | None, lang: str, quiet: bool) -> tuple[dict[str, int], RelevanceValidity | None]:
     """Put the judge's relevance of each interruption answer into its row's metrics (None where the
     system said nothing after the interruption, or the judge could not rate it). Returns the
     unscored ones counted by reason (``judge_not_configured`` without a judge) and the judge's
@@ -299,7 +322,7 @@ def _rate_relevance(rated: list[tuple[Scenario, str, list[Any], dict[str, Any]]]
 
     async def rate_all() -> None:
         with progress_bar(len(todo), f"duplex relevance [{lang}]", enabled=not quiet) as bar:
-            async def one(sc: Scenario, key: str, words: list[Any], row: dict[str, Any]) -> None:
+            async def one(sc: Scenario, key: str, words: list[TimedWord], row: ReplayRow) -> None:
                 score = await judge_relevance(rater, store, sc, key, words)
                 row["metrics"]["relevance"] = None if score is None else score.value
                 if score is not None and score.value is None:

@@ -26,12 +26,15 @@ import json
 from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 from pydantic import TypeAdapter
 
 from vocalbench.records import AudioRef, Sample
+
+if TYPE_CHECKING:
+    from vocalbench.components.base import ASR, TTS
 
 Kind = Literal["pause", "smooth", "interruption", "backchannel"]
 KINDS: tuple[Kind, ...] = ("pause", "smooth", "interruption", "backchannel")
@@ -162,7 +165,7 @@ def _trim(x: np.ndarray) -> np.ndarray:
     return x[max(0, start - keep):x.size - max(0, end - keep)]
 
 
-def _speak(tts: Any, asr: Any, text: str, lang: str, key: str, tmp: Path,
+def _speak(tts: TTS, asr: ASR, text: str, lang: str, key: str, tmp: Path,
            voice: str | None) -> tuple[np.ndarray, str, float, bool]:
     """Synthesise and verify one part: (audio at 24 kHz, voice, error rate, verified); ``voice`` (the
     scenario's first part's) is tried first, so one scenario keeps one speaker where it verifies."""
@@ -195,7 +198,7 @@ def _speak(tts: Any, asr: Any, text: str, lang: str, key: str, tmp: Path,
     return best[1], best[2], round(best[0], 4), best[0] <= MAX_ERROR[lang]
 
 
-def build_one(script: Script, tts: Any, asr: Any, out: Path) -> Scenario:
+def build_one(script: Script, tts: TTS, asr: ASR, out: Path) -> Scenario:
     """Synthesise, verify and lay out one scenario; writes ``<out>/<id>.wav``."""
     from vocalbench.components.asr import timed_words
     from vocalbench.files import write_atomic

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, NotRequired, TypedDict
 
 import numpy as np
 from pydantic import JsonValue
@@ -26,6 +26,11 @@ from vocalbench.duplex.records import SUBSET, Analysis, Interval, TimedWord, Win
 from vocalbench.duplex.scenarios import KINDS, Scenario
 from vocalbench.records import Score
 from vocalbench.runner.store import RunStore
+
+if TYPE_CHECKING:
+    from vocalbench.components.base import ASR
+    from vocalbench.components.vad import Detector
+    from vocalbench.scoring.base import Judge
 
 SCORER_VERSION = "3"
 SCORER = f"duplex-timing@{SCORER_VERSION}"
@@ -96,7 +101,7 @@ def windows(sc: Scenario, values: m.Measures, end: float) -> list[Window]:
     return out
 
 
-def _segments(path: Path, vad: Any) -> list[m.Span]:
+def _segments(path: Path, vad: Detector) -> list[m.Span]:
     from vocalbench.audio import load
     from vocalbench.components.vad import speech_segments
 
@@ -104,7 +109,7 @@ def _segments(path: Path, vad: Any) -> list[m.Span]:
     return [m.Span(round(s.start, 3), round(s.end, 3)) for s in speech_segments(y16, vad)]
 
 
-def analyse(sc: Scenario, folder: Path, asr: Any, vad: Any, supplied: list[TimedWord] | None = None
+def analyse(sc: Scenario, folder: Path, asr: ASR | None, vad: Detector, supplied: list[TimedWord] | None = None
             ) -> tuple[Analysis, m.Measures]:
     """Read one replay's recordings: its speech segments, words (``supplied``, else ``asr``) and measures."""
     from vocalbench.audio import info
@@ -164,7 +169,7 @@ def relevance_fields(sc: Scenario, words: list[TimedWord]) -> dict[str, str] | N
     return {"question": sc.parts[-1].text, "reply": said} if said else None
 
 
-async def judge_relevance(judge: Any, store: RunStore, sc: Scenario, key: str, words: list[TimedWord]) -> Score | None:
+async def judge_relevance(judge: Judge, store: RunStore, sc: Scenario, key: str, words: list[TimedWord]) -> Score | None:
     """The judge's 1-5 relevance of the answer to the interruption as a Score under the judge's
     evaluator (another judge asks again; a scored one is reused); None when there is no answer.
     An evaluator failure is recorded with its reason and counts as unscored, never as a 1."""
@@ -187,6 +192,39 @@ async def judge_relevance(judge: Any, store: RunStore, sc: Scenario, key: str, w
     return score
 
 
+class ReplayRow(TypedDict):
+    """One scored replay: its scenario, kind, repeat and measures (None: the measure does not apply)."""
+
+    scenario: str
+    kind: str
+    repeat: int
+    metrics: dict[str, float | None]
+
+
+class RelevanceValidity(TypedDict):
+    """The judge's validity for the relevance family, from its latest judge-check."""
+
+    family: str
+    validated: bool
+    status: str
+
+
+class MeasureRow(TypedDict):
+    """One measure of one scenario kind: value, 95 % interval, scenarios scored, and why others are not
+    (relevance: the unscored answers by reason and the judge's validity)."""
+
+    value: float | None
+    ci95: list[float] | None
+    n: int
+    not_applicable: int
+    unscored: NotRequired[dict[str, int]]
+    validity: NotRequired[RelevanceValidity]
+
+
+KindResult = dict[str, int | MeasureRow]  # "scenarios" and "replays" (counts), and a MeasureRow per measure
+DuplexResult = dict[str, KindResult]  # by scenario kind
+
+
 def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     from vocalbench.stats import interval, replicate_values
 
@@ -196,7 +234,7 @@ def _percentile_ci(x: np.ndarray, q: float) -> tuple[float, float] | None:
     return None if ci is None else (round(ci[0], 4), round(ci[1], 4))
 
 
-def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
+def aggregate(rows: list[ReplayRow]) -> DuplexResult:
     """Per kind and measure: value, 95 % interval, scenarios scored, and why others are not.
 
     ``rows``: one per replay, ``{"scenario", "kind", "metrics": {...}}``; a measure that is None for a
@@ -204,7 +242,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     that scenario's mean and counted under ``not_applicable``."""
     from vocalbench.stats import mean_ci
 
-    out: dict[str, Any] = {}
+    out: DuplexResult = {}
     for kind in KINDS:
         per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
         missing: dict[str, int] = defaultdict(int)
@@ -220,7 +258,7 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
                     missing[name] += 1
                 else:
                     per[name][r["scenario"]].append(float(v))
-        body: dict[str, Any] = {"scenarios": len(scenarios), "replays": sum(r["kind"] == kind for r in rows)}
+        body: KindResult = {"scenarios": len(scenarios), "replays": sum(r["kind"] == kind for r in rows)}
         for name in MEASURES[kind]:
             x = np.array([np.mean(v) for v in per[name].values()], dtype=float)
             ci = mean_ci(x)
@@ -235,14 +273,14 @@ def aggregate(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def table(result: dict[str, Any]) -> str:
+def table(result: DuplexResult) -> str:
     """The duplex table as Markdown: one row per kind and measure, value [95 % CI] (n)."""
     lines = ["| scenario kind | measure | value | 95 % CI | n |", "|---|---|---|---|---|"]
     notes: list[str] = []
     for kind, body in result.items():
         for name in (*MEASURES[kind], "ttfa_p50", "ttfa_p95"):
             row = body.get(name)
-            if row is None:
+            if not isinstance(row, dict):  # not measured (a run scored before the measure existed)
                 continue
             if row.get("validity") is not None and not row["validity"].get("validated"):
                 notes.append(f"§ {LABELS[name]}: the judge is not validated for {row['validity']['family']} "

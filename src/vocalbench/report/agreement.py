@@ -25,7 +25,7 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import NotRequired, TypedDict, TypeVar
 
 import numpy as np
 
@@ -38,7 +38,70 @@ Item = TypeVar("Item", bound=Hashable)  # what identifies a rated item (a questi
 
 
 # --------------------------------------------------------------------------- statistics
-def pairwise_match_rates(judge: Mapping[Item, Hashable], raters: Mapping[Item, list[Hashable]]) -> dict[str, Any]:
+class MatchRates(TypedDict):
+    """The paper's pairwise rates (%, None without items to rate) and what they count."""
+
+    items: int
+    decisions: int
+    consistency_rate: float | None
+    majority_match: float | None
+    no_majority: int
+    any_match: float | None
+
+
+class AgreementStats(MatchRates):
+    """Every statistic of one subset (:func:`agreement_stats`); interval alphas for numeric ratings only,
+    and, in ``vocalbench agreement``, the judge's ties and the ratings it did not score."""
+
+    raters: int
+    cohen_kappa_judge_vs_rater: dict[str, float | None]
+    cohen_kappa_mean: float | None
+    fleiss_kappa_raters: float | None
+    krippendorff_alpha_nominal_raters: float | None
+    krippendorff_alpha_nominal_with_judge: float | None
+    krippendorff_alpha_interval_raters: NotRequired[float | None]
+    krippendorff_alpha_interval_with_judge: NotRequired[float | None]
+    spearman_judge_vs_mean_rater: float | None
+    judge_ties: NotRequired[int]
+    ratings_without_judge_score: NotRequired[int]
+
+
+class HumanAgreement(TypedDict):
+    """The judge against human raters, per subset, and the ratings of samples it did not score."""
+
+    mode: str
+    run: str
+    subsets: dict[str, AgreementStats]
+    missing: list[str]
+
+
+class SwapStats(TypedDict):
+    """Two judges on one subset's replies (differences B - A)."""
+
+    n: int
+    agreement: float
+    cohen_kappa: float | None
+    mean_a: float
+    mean_b: float
+    mean_difference: float
+    spearman: float | None
+    krippendorff_alpha_interval: float | None
+
+
+class JudgeSwap(TypedDict):
+    judge_a: str
+    judge_b: str
+    subsets: dict[str, SwapStats]
+
+
+class AgreementReport(TypedDict, total=False):
+    """``vocalbench agreement``: against human raters and/or against a second judge."""
+
+    human: HumanAgreement
+    judge_swap: JudgeSwap
+
+
+def pairwise_match_rates(judge: Mapping[Item, Hashable], raters: Mapping[Item, list[Hashable]]) -> MatchRates:
     """The paper's three rates over items rated by both the judge and at least one human.
 
     consistency_rate: share of (item, rater) decisions equal to the judge's;
@@ -145,26 +208,21 @@ def _label(v: float) -> Hashable:
 
 
 def agreement_stats(judge: dict[str, Hashable], raters: dict[str, dict[str, Hashable]],
-                    numeric: bool) -> dict[str, Any]:
+                    numeric: bool) -> AgreementStats:
     """All statistics for one subset: ``judge`` item -> label, ``raters`` rater -> item -> label."""
     items = sorted({i for r in raters.values() for i in r})
     by_item: dict[str, list[Hashable]] = {i: [r[i] for r in raters.values() if i in r] for i in items}
-    res: dict[str, Any] = pairwise_match_rates(judge, by_item)
-    res["raters"] = len(raters)
     kappas: dict[str, float | None] = {}
     for rid, r in sorted(raters.items()):
         shared = [i for i in r if i in judge]
         kappas[rid] = _nan_to_none(cohen_kappa([judge[i] for i in shared], [r[i] for i in shared])) if shared else None
     vals = [k for k in kappas.values() if k is not None]
-    res["cohen_kappa_judge_vs_rater"] = kappas
-    res["cohen_kappa_mean"] = float(np.mean(vals)) if vals else None
     cats = sorted({v for lst in by_item.values() for v in lst}, key=str)
     col = {c: j for j, c in enumerate(cats)}
     counts = np.zeros((len(items), len(cats)))
     for n, i in enumerate(items):
         for v in by_item[i]:
             counts[n, col[v]] += 1
-    res["fleiss_kappa_raters"] = _nan_to_none(fleiss_kappa(counts)) if len(raters) >= 2 else None
     rater_ids = sorted(raters)
 
     def matrix(with_judge: bool) -> list[list[float | None]]:
@@ -173,16 +231,25 @@ def agreement_stats(judge: dict[str, Hashable], raters: dict[str, dict[str, Hash
             rows.append([_as_number(judge.get(i)) for i in items])
         return rows
 
-    for lvl in ("nominal", "interval") if numeric else ("nominal",):
-        res[f"krippendorff_alpha_{lvl}_raters"] = (_nan_to_none(krippendorff_alpha(matrix(False), lvl))
-                                                   if len(raters) >= 2 else None)
-        res[f"krippendorff_alpha_{lvl}_with_judge"] = _nan_to_none(krippendorff_alpha(matrix(True), lvl))
+    def alpha(level: str, with_judge: bool) -> float | None:
+        """Krippendorff's alpha among the raters (two at least), or of the raters and the judge."""
+        return _nan_to_none(krippendorff_alpha(matrix(with_judge), level)) if with_judge or len(raters) >= 2 else None
+
+    rates = pairwise_match_rates(judge, by_item)
+    res: AgreementStats = {
+        "items": rates["items"], "decisions": rates["decisions"], "consistency_rate": rates["consistency_rate"],
+        "majority_match": rates["majority_match"], "no_majority": rates["no_majority"], "any_match": rates["any_match"],
+        "raters": len(raters), "cohen_kappa_judge_vs_rater": kappas,
+        "cohen_kappa_mean": float(np.mean(vals)) if vals else None,
+        "fleiss_kappa_raters": _nan_to_none(fleiss_kappa(counts)) if len(raters) >= 2 else None,
+        "krippendorff_alpha_nominal_raters": alpha("nominal", False),
+        "krippendorff_alpha_nominal_with_judge": alpha("nominal", True), "spearman_judge_vs_mean_rater": None}
     if numeric:
+        res["krippendorff_alpha_interval_raters"] = alpha("interval", False)
+        res["krippendorff_alpha_interval_with_judge"] = alpha("interval", True)
         shared = [i for i in items if i in judge]
         means = [float(np.mean([float(v) for v in by_item[i]])) for i in shared]  # type: ignore[arg-type]
         res["spearman_judge_vs_mean_rater"] = _nan_to_none(spearman([float(judge[i]) for i in shared], means))  # type: ignore[arg-type]
-    else:
-        res["spearman_judge_vs_mean_rater"] = None
     return res
 
 
@@ -194,12 +261,12 @@ def _as_number(v: Hashable | None) -> float | None:
     return float(v)  # type: ignore[arg-type]
 
 
-def human_agreement(mode: str, ratings: list[HumanRating], run: RunData, pair_run: RunData | None = None) -> dict[str, Any]:
+def human_agreement(mode: str, ratings: list[HumanRating], run: RunData, pair_run: RunData | None = None) -> HumanAgreement:
     """Per-subset agreement of the run's judge with human raters (``run``: a RunData)."""
     by_subset: dict[str, list[HumanRating]] = defaultdict(list)
     for r in ratings:
         by_subset[r.subset].append(r)
-    out: dict[str, Any] = {"mode": mode, "run": str(run.path), "subsets": {}, "missing": []}
+    out: HumanAgreement = {"mode": mode, "run": str(run.path), "subsets": {}, "missing": []}
     if mode == "pairwise" and pair_run is None:
         raise ValueError("pairwise ratings need the run that produced the B replies (--pair-run)")
     for subset, rows in sorted(by_subset.items()):
@@ -258,10 +325,10 @@ def _judge_label(mode: str, run: RunData, pair_run: RunData | None, subset: str,
     return "A" if sc.value > other.value else "B"
 
 
-def judge_swap(run_a: RunData, run_b: RunData) -> dict[str, Any]:
+def judge_swap(run_a: RunData, run_b: RunData) -> JudgeSwap:
     """Two judges on the same replies: per subset agreement, Cohen's kappa, mean difference (B - A),
     Spearman, over the samples both scored."""
-    out: dict[str, Any] = {"judge_a": _judge_name(run_a), "judge_b": _judge_name(run_b), "subsets": {}}
+    out: JudgeSwap = {"judge_a": _judge_name(run_a), "judge_b": _judge_name(run_b), "subsets": {}}
     subsets = sorted({s for s, _ in run_a.scores} & {s for s, _ in run_b.scores})
     for subset in subsets:
         ids = sorted({i for s, i in run_a.scores if s == subset} & {i for s, i in run_b.scores if s == subset})
@@ -301,7 +368,7 @@ def _f(x: float | None, nd: int = 3) -> str:
 
 
 def agreement_report(run: str, human: str | None = None, pair_run: str | None = None,
-                     judge_b: str | None = None, out: str | None = None, show: bool = True) -> dict[str, Any]:
+                     judge_b: str | None = None, out: str | None = None, show: bool = True) -> AgreementReport:
     """``vocalbench agreement``: the judge of RUN against human ratings (``human`` CSV, pairwise
     against ``pair_run``) and/or against another judge on the same replies (``judge_b``); prints
     the tables when ``show``, writes the statistics as JSON to ``out``, and returns them.
@@ -313,7 +380,7 @@ def agreement_report(run: str, human: str | None = None, pair_run: str | None = 
         raise AgreementError("give --human FILE and/or --judge-b RUN2")
     run_a = load_one_run(run)
     console = Console()
-    result: dict[str, Any] = {}
+    result: AgreementReport = {}
     if human:
         mode, ratings = read_human_csv(human)
         pair = load_one_run(pair_run) if pair_run else None
@@ -340,9 +407,9 @@ def agreement_report(run: str, human: str | None = None, pair_run: str | None = 
             t = Table(title="judge swap: same replies, two judges (difference B - A)")
             for c in ("subset", "n", "agreement %", "kappa", "mean A", "mean B", "mean diff", "Spearman"):
                 t.add_column(c, justify="left" if c == "subset" else "right")
-            for s, st in result["judge_swap"]["subsets"].items():
-                t.add_row(s, str(st["n"]), _f(st["agreement"], 1), _f(st["cohen_kappa"]), _f(st["mean_a"]),
-                          _f(st["mean_b"]), _f(st["mean_difference"]), _f(st["spearman"]))
+            for s, sw in result["judge_swap"]["subsets"].items():
+                t.add_row(s, str(sw["n"]), _f(sw["agreement"], 1), _f(sw["cohen_kappa"]), _f(sw["mean_a"]),
+                          _f(sw["mean_b"]), _f(sw["mean_difference"]), _f(sw["spearman"]))
             console.print(t)
             if not result["judge_swap"]["subsets"]:
                 console.print("note: the two runs share no scored samples", markup=False)

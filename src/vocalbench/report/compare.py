@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -21,8 +21,47 @@ from vocalbench.report.runs import RunData
 from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.stats import interval, median_of, p_value, paired, replicate_values
 
+if TYPE_CHECKING:
+    from rich.console import Console
+
 DIMENSION_ORDER = list(DIMENSIONS)
 LATENCY = ("fcl_ms", "faa_ms", "rtf")
+
+
+class ComparedRow(TypedDict):
+    """One statistic of a comparison as written to JSON (A - B, its 95 % CI and p-value)."""
+
+    name: str
+    a: float | None
+    b: float | None
+    diff: float | None
+    ci95: list[float] | None
+    p_value: float | None
+    n_items: int
+    n_clusters: int
+    note: str
+    lower_is_better: bool
+
+
+class ComparedRun(TypedDict):
+    """One of the two runs compared."""
+
+    label: str
+    path: str
+    system: str
+
+
+class Comparison(TypedDict):
+    """``vocalbench compare`` of two runs of one language: the rows (subsets, dimensions, overall)."""
+
+    lang: str
+    run_a: ComparedRun
+    run_b: ComparedRun
+    n_boot: int
+    seed: int
+    difference: str
+    rows: list[ComparedRow]
+    notes: list[str]
 
 
 @dataclass
@@ -39,11 +78,12 @@ class PairedResult:
     n_clusters: int
     note: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, lower_is_better: bool) -> ComparedRow:
         return {
             "name": self.name, "a": self.a, "b": self.b, "diff": self.diff,
             "ci95": list(self.ci95) if self.ci95 else None, "p_value": self.p_value,
             "n_items": self.n_items, "n_clusters": self.n_clusters, "note": self.note,
+            "lower_is_better": lower_is_better,
         }
 
 
@@ -87,7 +127,7 @@ def _order(name: str) -> tuple[int, int, str]:
     return (0, 0, stat)
 
 
-def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> dict[str, Any]:
+def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> Comparison:
     """Paired comparison rows (subsets, dimensions, overall) of run ``a`` against run ``b``."""
     if a.lang != b.lang:
         raise ValueError(f"cannot compare a {a.lang} run with a {b.lang} run")
@@ -131,12 +171,12 @@ def compare_runs(a: RunData, b: RunData, n_boot: int = 2000, seed: int = 0) -> d
         "n_boot": n_boot,
         "seed": seed,
         "difference": "A - B",
-        "rows": [r.as_dict() | {"lower_is_better": r.name.split(":")[-1] in lower} for r in rows],
+        "rows": [r.as_dict(lower_is_better=r.name.split(":")[-1] in lower) for r in rows],
         "notes": notes,
     }
 
 
-def print_comparison(result: dict[str, Any], console: Any | None = None) -> None:
+def print_comparison(result: Comparison, console: Console | None = None) -> None:
     """A rich table of a comparison result."""
     from rich.console import Console
     from rich.markup import escape

@@ -14,9 +14,10 @@ import json
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.duplex.records import SUBSET, Analysis, ReplayEvent, replay_log, split_key
 from vocalbench.duplex.score import KIND_LABELS, LABELS, MEASURES, SCORER, SPEECH
@@ -25,6 +26,44 @@ from vocalbench.records import Score
 PEAKS_PER_SECOND = 50
 MARKED_EVENTS = {"input_audio_buffer.speech_started": "speech started", "input_audio_buffer.speech_stopped":
                  "speech stopped", "response.created": "response", "response.done": "done"}
+
+
+class Marker(TypedDict):
+    """A server event marked on a timeline: when (s, input timeline) and what."""
+
+    t: float
+    label: str
+
+
+class PartMark(TypedDict):
+    """A scenario part drawn on a timeline."""
+
+    start: float
+    end: float
+    text: str
+
+
+class Timeline(TypedDict):
+    """One scored replay as the page draws it: its audio, waveforms, parts, events, words and measures."""
+
+    id: str
+    kind: str
+    repeat: str
+    duration: float
+    input: str
+    output: str
+    peaks_in: list[float]
+    peaks_out: list[float]
+    parts: list[PartMark]
+    user_end: float
+    span: tuple[float, float] | None
+    events: list[Marker]
+    words: list[dict[str, JsonValue]]
+    segments: list[dict[str, JsonValue]]
+    user_segments: list[dict[str, JsonValue]]
+    windows: list[dict[str, JsonValue]]
+    words_from: str
+    metrics: dict[str, float | None]
 
 
 def _peaks(path: Path) -> list[float]:
@@ -37,8 +76,8 @@ def _peaks(path: Path) -> list[float]:
     return [round(float(v), 3) for v in np.abs(x[:n * step]).reshape(n, step).max(axis=1)] if n else []
 
 
-def _events(events: list[ReplayEvent]) -> list[dict[str, Any]]:
-    out = []
+def _events(events: list[ReplayEvent]) -> list[Marker]:
+    out: list[Marker] = []
     for ev in events:
         label = MARKED_EVENTS.get(ev.type)
         if ev.truncated_item:
@@ -50,13 +89,13 @@ def _events(events: list[ReplayEvent]) -> list[dict[str, Any]]:
     return out
 
 
-def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[dict[str, Any]]:
+def _timelines(run_dir: Path, audio_dir: Path, key: str) -> list[Timeline]:
     """One timeline per scored replay, from what scoring wrote into the run store."""
     from vocalbench.audio import info
     from vocalbench.duplex.run import played, scenarios_of
     from vocalbench.runner.store import RunStore
 
-    out: list[dict[str, Any]] = []
+    out: list[Timeline] = []
     if not (run_dir / "store.sqlite").is_file():  # a run made before replays were stored: its table only
         return out
     with RunStore(run_dir) as store:

@@ -9,17 +9,62 @@ from __future__ import annotations
 import csv
 import io
 import json
-from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Literal, NotRequired, TypedDict
+
+from pydantic import JsonValue
 
 from vocalbench.catalog import specs
 from vocalbench.records import Reply, Sample, Score
 from vocalbench.report.runs import RunData
 
 CLARITY = "clarity"  # the single-round acoustic scorer's clarity score (% value, dist/len details)
-FIXED = ("lang", "subset", "id", "question", "reference", "reply_text", "transcript", "system_error")
+FixedKey = Literal["lang", "subset", "id", "question", "reference", "reply_text", "transcript", "system_error"]
+FIXED: tuple[FixedKey, ...] = ("lang", "subset", "id", "question", "reference", "reply_text", "transcript",
+                               "system_error")
 NESTED = ("scores", "unscored", "judge", "timings")
 FORMULA = ("=", "+", "-", "@", "\t", "\r")  # a CSV cell starting so is a formula to a spreadsheet
+
+
+Cell = str | float | None  # one CSV cell
+
+
+class ExportTimings(TypedDict):
+    """A reply's timings in an export row (harness clock, seconds from its origin)."""
+
+    origin: str
+    fcl_ms: float | None
+    first_text: float | None
+    first_audio: float | None
+    last_chunk: float | None
+    audio_duration: float | None
+
+
+class ExportVerdict(TypedDict):
+    """A judged score in an export row: who decided it and on which rubric."""
+
+    model: str | None
+    rubric: JsonValue
+    verdict: float | None
+    cached: bool
+    decided_by: NotRequired[dict[str, JsonValue]]
+
+
+class ExportRow(TypedDict):
+    """One (subset, sample) of ``vocalbench export`` (docs/scoring.md, "Per-item export")."""
+
+    lang: str
+    subset: str
+    id: str
+    question: str | None
+    reference: str | None
+    reply_text: str | None
+    transcript: str | None
+    system_error: str | None
+    scores: dict[str, float | None]
+    unscored: dict[str, str]
+    judge: dict[str, ExportVerdict]
+    timings: ExportTimings | None
 
 
 def _clarity_name(lang: str) -> str:
@@ -42,7 +87,7 @@ def _transcript(reply: Reply | None, named: dict[str, Score]) -> str | None:
     return next((str(sc.details["hyp"]) for sc in named.values() if isinstance(sc.details.get("hyp"), str)), None)
 
 
-def _timings(reply: Reply | None) -> dict[str, object] | None:
+def _timings(reply: Reply | None) -> ExportTimings | None:
     if reply is None or reply.timings is None:
         return None
     t = reply.timings
@@ -50,11 +95,11 @@ def _timings(reply: Reply | None) -> dict[str, object] | None:
             "last_chunk": t.last_chunk, "audio_duration": reply.audio_duration}
 
 
-def row(sample: Sample, reply: Reply | None, named: dict[str, Score], lang: str) -> dict[str, Any]:
+def row(sample: Sample, reply: Reply | None, named: dict[str, Score], lang: str) -> ExportRow:
     """One export row (see the module docstring)."""
     scores: dict[str, float | None] = {}
     unscored: dict[str, str] = {}
-    judge: dict[str, dict[str, object]] = {}
+    judge: dict[str, ExportVerdict] = {}
     system_error = reply.error.type if reply is not None and reply.error is not None else None
     for name, sc in sorted(named.items()):
         key, value = _value(name, sc, lang)
@@ -74,7 +119,7 @@ def row(sample: Sample, reply: Reply | None, named: dict[str, Score], lang: str)
             "unscored": unscored, "judge": judge, "timings": _timings(reply)}
 
 
-def rows(run: RunData, subsets: list[str] | None = None) -> Iterator[dict[str, Any]]:
+def rows(run: RunData, subsets: list[str] | None = None) -> Iterator[ExportRow]:
     """Every (subset, sample) of the run in the catalog's subset order, samples by index."""
     order = {s.name: i for i, s in enumerate(specs())}
     samples = sorted(run.samples.values(), key=lambda s: (order.get(s.subset, len(order)), s.subset, s.index))
@@ -85,13 +130,13 @@ def rows(run: RunData, subsets: list[str] | None = None) -> Iterator[dict[str, A
         yield row(s, run.replies.get(key), run.scores.get(key, {}), run.lang)
 
 
-def to_jsonl(data: Iterable[Mapping[str, object]]) -> Iterator[str]:
+def to_jsonl(data: Iterable[ExportRow]) -> Iterator[str]:
     """JSON lines (UTF-8 text kept as is)."""
     for r in data:
         yield json.dumps(r, ensure_ascii=False) + "\n"
 
 
-def cell(value: object) -> object:
+def cell(value: Cell) -> Cell:
     """A CSV cell: text a spreadsheet would read as a formula (starting with ``=``, ``+``, ``-``,
     ``@``, tab or carriage return) gets a leading ``'`` (OWASP's CSV injection advice); numbers as they are."""
     if isinstance(value, str) and value.startswith(FORMULA):
@@ -99,7 +144,7 @@ def cell(value: object) -> object:
     return value
 
 
-def to_csv(data: list[dict[str, Any]]) -> str:
+def to_csv(data: list[ExportRow]) -> str:
     """CSV: the fixed columns, one ``scores.<name>`` column per score name, the unscored reasons,
     judge verdicts and timings as JSON text; every text cell through :func:`cell`."""
     names = sorted({n for r in data for n in r["scores"]})

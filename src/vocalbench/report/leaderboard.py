@@ -11,13 +11,16 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from vocalbench.files import write_atomic
 from vocalbench.report.published import COMPARABLE_NOTE, NOT_COMPARABLE, standing
 from vocalbench.runner.folder import SUMMARY, RunFolderError
 from vocalbench.scoring.dimensions import DIMENSIONS, dimension_order
 from vocalbench.scoring.summary import Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 LABELS = {d.name: d.label for d in DIMENSIONS.values()}
 UNVALIDATED = "§"  # the marker of a number judged by a judge not validated for its rubric family
@@ -206,7 +209,7 @@ def write_markdown(run_dirs: Iterable[str | Path], out_path: str | Path) -> Path
     return write_atomic(out, markdown(load_summaries(run_dirs)))
 
 
-def print_table(summary: Summary, console: Any = None) -> None:
+def print_table(summary: Summary, console: Console | None = None) -> None:
     """One run's subsets, dimensions and overall as rich tables (stdout)."""
     from rich.console import Console
     from rich.table import Table

@@ -17,9 +17,11 @@ import re
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench import catalog
 from vocalbench.files import write_atomic
@@ -29,6 +31,9 @@ from vocalbench.scoring import graph
 from vocalbench.scoring.dimensions import DIMENSIONS
 from vocalbench.scoring.overall import clarity_points_of, term
 from vocalbench.scoring.subsets import robust
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 FAMILIES = ("white_noise", "background_noise", "reverberation", "farfield", "packet_loss", "distortion")
 FAMILY_AXIS = {"white_noise": "SNR (dB)", "background_noise": "SNR (dB)", "reverberation": "RT60 (s)",
@@ -53,7 +58,8 @@ def parse_level(level: str) -> tuple[str, float] | None:
     return kind, num
 
 
-def _plt() -> Any:
+def _plt() -> ModuleType:
+    """``matplotlib.pyplot``, on the Agg backend with the report's fonts."""
     import matplotlib
 
     matplotlib.use("Agg", force=True)
@@ -63,7 +69,7 @@ def _plt() -> Any:
     return plt
 
 
-def _save(fig: Any, path: Path) -> Path:
+def _save(fig: Figure, path: Path) -> Path:
     """The figure as SVG at ``path``, written atomically."""
     import io
 
@@ -146,7 +152,7 @@ def robust_curves(run: RunData) -> dict[str, list[tuple[float, float]]]:
 _FLAT = re.compile(r"(" + "|".join(FAMILIES) + r")[/:|.\-_ ]+([a-z0-9]+_-?[0-9.]+(?:hz)?)$", re.IGNORECASE)
 
 
-def _walk_conditions(obj: Any, family: str | None = None) -> Iterable[tuple[str, str, float]]:
+def _walk_conditions(obj: JsonValue, family: str | None = None) -> Iterable[tuple[str, str, float]]:
     """(family, level, value) triples anywhere in a nested extra dict."""
     if not isinstance(obj, dict):
         return
@@ -169,7 +175,7 @@ def _walk_conditions(obj: Any, family: str | None = None) -> Iterable[tuple[str,
                     yield m.group(1).lower(), m.group(2), float(v)
 
 
-def _leaf_number(d: dict[str, Any]) -> float | None:
+def _leaf_number(d: dict[str, JsonValue]) -> float | None:
     for k in ("pr", "preserve_rate", "value", "rate"):
         v = d.get(k)
         if isinstance(v, (int, float)) and not isinstance(v, bool):

@@ -12,9 +12,12 @@ import json
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from vocalbench.scoring.summary import Summary
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 NOT_COMPARABLE = "‡"
 COMPARABLE_NOTE = (f"{NOT_COMPARABLE} not comparable: the run's evaluators (ASR, MOS, emotion, judge) differ from the "
@@ -114,16 +117,40 @@ def standing(summary: Summary, label: str) -> Standing | None:
     return Standing(t, rank, len(entries), summary.provenance.leaderboard_comparable, ranked)
 
 
+class PublishedDelta(TypedDict):
+    """One dimension (or the overall) of a run beside a published system."""
+
+    dimension: str
+    run: float
+    ci95: list[float] | None
+    published: float
+    diff: float
+    inside: bool | None
+
+
+class PublishedComparison(TypedDict):
+    """``vocalbench compare --published``: a run beside one published system, with the table's source."""
+
+    lang: str
+    protocol: str
+    run: str
+    published: str
+    source: str
+    comparable: bool
+    rows: list[PublishedDelta]
+    notes: list[str]
+
+
 NO_INTERVAL = ("published values carry no interval (none was published): the 95 % CI is the run's alone, and "
                "'inside' says whether the published value lies in it")
 
 
-def compare_published(summary: Summary, label: str, table_: PublishedTable, row: PublishedRow) -> dict[str, Any]:
+def compare_published(summary: Summary, label: str, table_: PublishedTable, row: PublishedRow) -> PublishedComparison:
     """The run beside one published system, per dimension both have and the overall: the run's value
     with its 95 % CI, the published value, the difference (run - published), whether it lies inside."""
     from vocalbench.scoring.dimensions import DIMENSIONS
 
-    rows: list[dict[str, Any]] = []
+    rows: list[PublishedDelta] = []
     for dim in [*DIMENSIONS, "overall"]:
         theirs = row.values.get(dim)
         mine = summary.overall.value if dim == "overall" else summary.dimensions.get(dim)
@@ -143,7 +170,7 @@ def compare_published(summary: Summary, label: str, table_: PublishedTable, row:
             "rows": rows, "notes": notes}
 
 
-def print_published(result: dict[str, Any], console: Any = None) -> None:
+def print_published(result: PublishedComparison, console: Console | None = None) -> None:
     """The comparison as a rich table (stdout)."""
     from rich.console import Console
     from rich.table import Table

@@ -23,12 +23,14 @@ from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
+
+from pydantic import JsonValue
 
 from vocalbench import catalog
 from vocalbench.errors import InputError
 from vocalbench.files import inside, write_atomic, written_folder
-from vocalbench.records import EMOTIONS_5
+from vocalbench.records import EMOTIONS_5, Sample
 from vocalbench.report import published
 from vocalbench.report.plots import (
     category_chart,
@@ -44,6 +46,9 @@ from vocalbench.report.runs import RunData, load_runs
 from vocalbench.runner.folder import RunFolder, runs_holding
 from vocalbench.scoring import dimensions
 from vocalbench.scoring.subsets import item_value
+
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
 log = logging.getLogger(__name__)
 
@@ -78,15 +83,107 @@ def _dimension_unscored(run: RunData, dim: str) -> int:
     return sum(subsets[s].unscored for s in dimensions.subsets_of(dim, run.lang) if s in subsets)
 
 
-def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+class LeaderboardCell(TypedDict):
+    """One dimension of a leaderboard row: its value as shown, CI, sort key and what it lacks."""
+
+    dim: str
+    value: float | None
+    text: str
+    ci: str | None
+    sort: str
+    unscored: int
+    incomplete: list[str]
+    missing: bool
+    unvalidated: bool
+
+
+class LeaderboardRow(TypedDict):
+    """One run on the leaderboard page."""
+
+    label: str
+    system: str
+    path: str
+    comparable: bool
+    provenance: str
+    overall_text: str
+    overall_sub: str
+    overall_sort: str
+    partial: bool
+    overall_ci: str | None
+    overall_missing: list[str]
+    overall_unvalidated: list[str]
+    overall_with_unvalidated: str | None
+    version: str
+    cells: list[LeaderboardCell]
+    unscored_total: int
+    system_errors: int
+    no_ci: list[str]
+
+
+class RepeatCell(TypedDict):
+    dim: str
+    text: str
+    ci: str | None
+
+
+class RepeatRow(TypedDict):
+    """A repeat group: overall and dimensions as mean ± SD [CI] over its repeats."""
+
+    label: str
+    n: int
+    cells: list[RepeatCell]
+
+
+class FamilyRow(TypedDict):
+    """A rubric family's judge-check figures as the page shows them."""
+
+    family: str
+    status: str
+    figure: str
+    stress: str
+    n: int | None
+    validated: bool
+    sources: str
+
+
+class JudgeValidityRow(TypedDict):
+    label: str
+    judge: str
+    checked_at: str
+    families: list[FamilyRow]
+    warnings: dict[str, str]
+    same_model: bool
+
+
+class RankedRow(TypedDict):
+    rank: int
+    system: str
+    group: str
+    overall: str
+    mine: bool
+
+
+class PublishedStandingRow(TypedDict):
+    """A run's rank among the published rows of its language and protocol, and those rows."""
+
+    label: str
+    citation: str
+    rank: int | None
+    total: int
+    comparable: bool
+    headline: str
+    rows: list[RankedRow]
+
+
+def leaderboard_rows(runs: list[RunData], lang: str) -> list[LeaderboardRow]:
     """One row per run of ``lang``: overall (value or partial), every dimension with its unscored
     count and the 95 % CI summary.json carries (none where it carries none: nothing is recomputed)."""
-    rows = []
+    rows: list[LeaderboardRow] = []
     for r in runs:
         if r.lang != lang:
             continue
         dims, subsets, prov, ov = r.summary.dimensions, r.summary.subsets, r.summary.provenance, r.summary.overall
-        cells = []
+        cells: list[LeaderboardCell] = []
         no_ci: list[str] = []
         for d in dimensions.shown(lang):
             v = dims.get(d)
@@ -135,14 +232,14 @@ def leaderboard_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
     return rows
 
 
-def repeat_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+def repeat_rows(runs: list[RunData], lang: str) -> list[RepeatRow]:
     """One row per repeat group of ``lang`` among the runs: overall and dimensions as mean ± SD [CI]."""
-    rows = []
+    rows: list[RepeatRow] = []
     for group in dict.fromkeys(r.path.parent for r in runs if r.lang == lang):
         body = load_repeats(group)
         if body is None:
             continue
-        cells = []
+        cells: list[RepeatCell] = []
         for dim in ["overall", *dimensions.shown(lang)]:
             pooled = body.overall if dim == "overall" else body.dimensions.get(dim)
             if pooled is None:
@@ -182,17 +279,17 @@ def _stress_figure(fig: dict[str, Any]) -> str:
     return ("passed: " if stress.get("passed") else "failed: ") + ", ".join(parts)
 
 
-def judge_validity_rows(runs: list[RunData], lang: str) -> list[dict[str, Any]]:
+def judge_validity_rows(runs: list[RunData], lang: str) -> list[JudgeValidityRow]:
     """Per run of ``lang``: its judge, the latest judge-check figures of the rubric families it
     used, the subsets whose judged numbers are not validated, and the same-model warning."""
-    out = []
+    out: list[JudgeValidityRow] = []
     for r in runs:
         if r.lang != lang:
             continue
         v = r.summary.provenance.judge_validity
         if v is None:
             continue
-        families = []
+        families: list[FamilyRow] = []
         for fam, fig in sorted(v.families.items()):
             by_source = fig.get("by_source")
             sources = by_source if isinstance(by_source, dict) else {}
@@ -263,7 +360,7 @@ def _audio_rel(run: RunData, path: str | None, out: Path, rel_dir: str, stem: st
     return rel
 
 
-def _emotion_dist(details: dict[str, Any]) -> dict[str, float] | None:
+def _emotion_dist(details: dict[str, JsonValue]) -> dict[str, float] | None:
     """An emotion probability distribution found in a score's details, if any."""
     cands = [details] + [v for v in details.values() if isinstance(v, dict)]
     for c in cands:
@@ -273,7 +370,7 @@ def _emotion_dist(details: dict[str, Any]) -> dict[str, float] | None:
     return None
 
 
-def _clean_json(x: Any) -> Any:
+def _clean_json(x: JsonValue) -> JsonValue:
     """Replace non-finite floats (invalid in JSON) with None, recursively."""
     if isinstance(x, float):
         return x if math.isfinite(x) else None
@@ -284,15 +381,15 @@ def _clean_json(x: Any) -> Any:
     return x
 
 
-def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
+def viewer_data(runs: list[RunData], out: Path) -> JsonValue:
     """The viewer's JSON: runs, and every sample with each run's reply, scores and timings."""
-    keys: dict[tuple[str, str, str], Any] = {}
+    keys: dict[tuple[str, str, str], Sample | None] = {}
     for r in runs:
         for (subset, sid), s in r.samples.items():
             keys.setdefault((r.lang, subset, sid), s)
         for (subset, sid) in list(r.replies) + list(r.scores):
             keys.setdefault((r.lang, subset, sid), None)
-    samples = []
+    samples: list[JsonValue] = []
     for (lang, subset, sid), sample in sorted(keys.items(), key=lambda kv: (kv[0][0], kv[0][1], _idx(kv[1]), kv[0][2])):
         entry: dict[str, Any] = {"lang": lang, "subset": subset, "id": sid, "category": None, "question": "",
                                  "reference": None, "history": [], "query_audio": None, "runs": []}
@@ -305,24 +402,64 @@ def viewer_data(runs: list[RunData], out: Path) -> dict[str, Any]:
         for i, r in enumerate(runs):
             entry["runs"].append(_run_entry(r, i, subset, sid, out) if r.lang == lang else None)
         samples.append(entry)
-    data: dict[str, Any] = _clean_json({
-        "runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
-        "samples": samples,
-    })
-    return data
+    return _clean_json({"runs": [{"label": r.label, "lang": r.lang, "system": r.system} for r in runs],
+                        "samples": samples})
 
 
-def _idx(sample: Any) -> int:
+def _idx(sample: Sample | None) -> int:
     return sample.index if sample is not None else 0
 
 
-def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str, Any] | None:
+class ScoreEntry(TypedDict):
+    """One named score of a reply as the viewer shows it."""
+
+    name: str
+    value: float | None
+    unscored: str | None
+    system_error: str | None
+    scorer: str
+    judge_model: str | None
+    rubric: str | None
+    raw: str | None
+    decided_by: dict[str, JsonValue] | None
+    details: dict[str, JsonValue]
+
+
+class EntryTimings(TypedDict):
+    """A reply's timings in ms from its latency origin (rtf and duration as they are)."""
+
+    fcl_ms: float | None
+    faa_ms: float | None
+    first_text_ms: float | None
+    last_chunk_ms: float | None
+    rtf: float | None
+    audio_duration_s: float | None
+    origin: str
+
+
+class RunEntry(TypedDict):
+    """One run's reply to one sample in the viewer: text, audio, transcript, error, timings, scores."""
+
+    text: str | None
+    audio: str | None
+    asr: str | None
+    error: str | None
+    timings: EntryTimings | None
+    scores: list[ScoreEntry]
+    main: float | None
+    unscored: bool
+    system_error: bool
+    emotion: dict[str, float] | None
+    mos: float | None
+
+
+def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> RunEntry | None:
     reply = r.replies.get((subset, sid))
     named = r.scores.get((subset, sid)) or {}
     if reply is None and not named:
         return None
     main = item_value(named, r.protocol)
-    scores = []
+    scores: list[ScoreEntry] = []
     emotion = None
     mos = None
     for name, sc in sorted(named.items()):
@@ -336,7 +473,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
         emotion = emotion or _emotion_dist(sc.details)
         if name in ("utmos", "mos") and sc.scored:
             mos = sc.value
-    e: dict[str, Any] = {
+    e: RunEntry = {
         "text": None, "audio": None, "asr": None, "error": None, "timings": None, "scores": scores,
         "main": main,
         "unscored": any(s.unscored for s in named.values()),
@@ -350,9 +487,9 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
                 got = sc.details.get(k)
                 if not asr and isinstance(got, str):
                     asr = got
-        e.update(text=reply.text, asr=asr,
-                 error=None if reply.error is None else f"{reply.error.type}: {reply.error.message}",
-                 audio=_audio_rel(r, reply.audio.path if reply.audio else None, out, f"run{i}/{subset}", sid))
+        e["text"], e["asr"] = reply.text, asr
+        e["error"] = None if reply.error is None else f"{reply.error.type}: {reply.error.message}"
+        e["audio"] = _audio_rel(r, reply.audio.path if reply.audio else None, out, f"run{i}/{subset}", sid)
         t = reply.timings
         if t is not None:
             def ms(x: float | None) -> float | None:
@@ -364,7 +501,7 @@ def _run_entry(r: RunData, i: int, subset: str, sid: str, out: Path) -> dict[str
 
 
 # --------------------------------------------------------------------------- the report
-def _env() -> Any:
+def _env() -> Environment:
     from jinja2 import Environment, PackageLoader
 
     return Environment(loader=PackageLoader("vocalbench.report", "templates"), autoescape=True,
@@ -392,9 +529,9 @@ def published_table(lang: str, runs: list[RunData]) -> PublishedTable | None:
     return published.table(lang, runs[0].protocol or "v2") if runs else None
 
 
-def published_rows(runs: list[RunData]) -> list[dict[str, Any]]:
+def published_rows(runs: list[RunData]) -> list[PublishedStandingRow]:
     """Per run: its rank among the published rows of its language and protocol, and those rows."""
-    out = []
+    out: list[PublishedStandingRow] = []
     for r in runs:
         st = published.standing(r.summary, r.label)
         if st is None:

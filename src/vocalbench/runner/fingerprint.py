@@ -15,13 +15,14 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from vocalbench.audio import content_hash, wav_header_problem
 from vocalbench.data.official import DataError
 from vocalbench.errors import InputError
 from vocalbench.records import Sample
-from vocalbench.runner.store import RunStore
+from vocalbench.runner.store import Fingerprint, RunStore
 
 PARTS = ("question", "reference", "history", "metadata", "audio")
 _SHOWN = 5  # changed samples named in the message
@@ -31,7 +32,7 @@ class ReleaseChanged(InputError):
     """The release differs from the one the run was made with, in the samples named."""
 
 
-def _digest(value: Any) -> str:
+def _digest(value: JsonValue) -> str:
     return hashlib.sha256(json.dumps(value, ensure_ascii=False, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -54,7 +55,7 @@ def fingerprint(sample: Sample, audio_hash: str) -> dict[str, str]:
     }
 
 
-def _audio_hash(sample: Sample, sig: str, old: dict[str, Any] | None) -> str:
+def _audio_hash(sample: Sample, sig: str, old: Fingerprint | None) -> str:
     """The content hash of the sample's audio (reused while its size and time are unchanged); a WAV
     whose header does not match its bytes is a :class:`DataError` here, before any system sees it."""
     if old is not None and old.get("audio_sig") == sig:
@@ -72,7 +73,7 @@ def sync_release(store: RunStore, samples: Sequence[Sample], *, redo: bool = Fal
     the changed samples (whose replies and scores were dropped: ``redo=True``) or raises
     :class:`ReleaseChanged` naming them (``redo=False``)."""
     old = store.fingerprints()
-    new: dict[tuple[str, str], dict[str, Any]] = {}
+    new: dict[tuple[str, str], Fingerprint] = {}
     changed: dict[tuple[str, str], list[str]] = {}
     for s in samples:
         sig = _audio_sig(s.audio.path if s.audio else None)

@@ -23,6 +23,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Self
 
+from pydantic import JsonValue
+
 from vocalbench.errors import InputError
 from vocalbench.records import Sample
 from vocalbench.run_config import RunConfig, saved_records
@@ -180,9 +182,9 @@ class RunFolder:
         return redone
 
 
-def generated_records(describe: Mapping[str, object] | None) -> dict[str, object]:
+def generated_records(describe: dict[str, JsonValue] | None) -> dict[str, JsonValue]:
     """What a generated run records beside its config: versions, the latency clock, the system."""
-    out: dict[str, object] = {"versions": versions(), "latency": LATENCY}
+    out: dict[str, JsonValue] = {"versions": dict(versions()), "latency": dict(LATENCY)}
     if describe is not None:
         out["system_details"] = describe
     return out

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
@@ -56,7 +57,7 @@ class Executor(Protocol):
 
     async def close(self) -> None: ...
 
-    def describe(self) -> dict[str, object]: ...
+    def describe(self) -> dict[str, JsonValue]: ...
 
 
 class LocalExecutor:
@@ -78,7 +79,7 @@ class LocalExecutor:
     async def close(self) -> None:
         await self.system.close()
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"executor": "local", "system": self.system.describe()}
 
 

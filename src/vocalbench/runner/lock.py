@@ -23,6 +23,8 @@ import sys
 import threading
 from pathlib import Path
 
+from pydantic import JsonValue
+
 from vocalbench.errors import InputError
 from vocalbench.files import pid_alive, write_atomic
 
@@ -36,12 +38,12 @@ class RunLocked(InputError):
     """Another process writes this run folder."""
 
 
-def _holder() -> dict[str, object]:
+def _holder() -> dict[str, JsonValue]:
     command = next((a for a in sys.argv[1:] if not a.startswith("-")), "")
     return {"pid": os.getpid(), "host": socket.gethostname(), "command": f"vocalbench {command}".strip()}
 
 
-def _read(path: Path) -> dict[str, object] | None:
+def _read(path: Path) -> dict[str, JsonValue] | None:
     """The holder recorded in the lock file (None when it is gone or unreadable, e.g. half written)."""
     try:
         body = json.loads(path.read_text(encoding="utf-8"))
@@ -50,7 +52,7 @@ def _read(path: Path) -> dict[str, object] | None:
     return body if isinstance(body, dict) else None
 
 
-def _alive(holder: dict[str, object]) -> bool:
+def _alive(holder: dict[str, JsonValue]) -> bool:
     """Whether the holder may still run: another host's process cannot be checked, so it counts as alive."""
     if holder.get("host") != socket.gethostname():
         return True
@@ -76,7 +78,7 @@ def _create(path: Path) -> bool:
     return True
 
 
-def _take_over(path: Path, stale: dict[str, object] | None) -> None:
+def _take_over(path: Path, stale: dict[str, JsonValue] | None) -> None:
     """Remove a stale lock file, unless another process replaced it meanwhile (then it stays)."""
     aside = path.with_name(f"{LOCK}.{os.getpid()}.stale")
     try:
@@ -93,12 +95,12 @@ def _reader_file(folder: Path) -> Path:
     return folder / f"{READER}{socket.gethostname()}.{os.getpid()}"
 
 
-def _refusal(folder: Path, holder: dict[str, object], path: Path, doing: str) -> RunLocked:
+def _refusal(folder: Path, holder: dict[str, JsonValue], path: Path, doing: str) -> RunLocked:
     return RunLocked(f"{folder}: {doing} by {holder.get('command') or 'vocalbench'} (pid {holder.get('pid')} on "
                      f"{holder.get('host')}); wait for it to finish, or remove {path} if that process is gone")
 
 
-def _live_readers(folder: Path) -> tuple[Path, dict[str, object]] | None:
+def _live_readers(folder: Path) -> tuple[Path, dict[str, JsonValue]] | None:
     """Another process's live reader lock of ``folder`` (stale ones are removed on the way)."""
     own = _reader_file(folder)
     for path in folder.glob(f"{READER}*"):

@@ -21,9 +21,11 @@ import asyncio
 import logging
 import os
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
+
+from pydantic import JsonValue
 
 from vocalbench.config import cache_dir
 from vocalbench.limits import ReplyLimits
@@ -124,7 +126,21 @@ class Resources:
         return self.replicas * self.num_cpus
 
 
-def placement() -> dict[str, object]:
+class Placement(TypedDict):
+    """Where an actor runs: its worker's pid, Ray node id and node address."""
+
+    pid: int
+    node: str
+    ip: str
+
+
+class SystemStarted(Placement):
+    """A started :class:`SystemActor`: where it runs and its system's ``describe()``."""
+
+    system: dict[str, JsonValue]
+
+
+def placement() -> Placement:
     """Where the calling actor runs: its worker's pid, Ray node id and node address."""
     import ray
 
@@ -221,16 +237,16 @@ class SystemActor:
     """Holds one system inside a Ray worker and runs timed attempts on it (an async actor), under
     the run's reply limits (``--max-reply-chars``, ``--max-reply-audio-seconds``)."""
 
-    def __init__(self, spec: str, options: dict[str, Any], timeout: float, stall_timeout: float,
+    def __init__(self, spec: str, options: SystemOptions, timeout: float, stall_timeout: float,
                  limits: ReplyLimits) -> None:
         from vocalbench.systems import resolve
 
-        self.system = resolve(spec, SystemOptions(**options))
+        self.system = resolve(spec, options)
         self.timeout = timeout
         self.stall_timeout = stall_timeout
         self.limits = limits
 
-    async def start(self) -> dict[str, object]:
+    async def start(self) -> SystemStarted:
         await self.system.start()
         return {**placement(), "system": self.system.describe()}
 
@@ -267,7 +283,7 @@ class RayExecutor:
         self.pool: ActorPool | None = None
         self.replaced = 0  # replicas replaced after their worker died
         self._owns_ray = False
-        self._describe: dict[str, object] = {}
+        self._describe: dict[str, JsonValue] = {}
 
     async def start(self) -> None:
         import ray
@@ -275,7 +291,7 @@ class RayExecutor:
         self._owns_ray = start_ray(self.cfg.ray_address, self.resources.total_cpus)
         actor_cls = ray.remote(SystemActor)
         per = self.resources
-        args = (self.spec, asdict(self.options), self.cfg.request_timeout, self.cfg.stall_timeout,
+        args = (self.spec, self.options, self.cfg.request_timeout, self.cfg.stall_timeout,
                 self.cfg.reply_limits)
         width = max(self.cfg.concurrency, self.cfg.latency_concurrency)
 
@@ -308,7 +324,7 @@ class RayExecutor:
         if self._owns_ray:
             stop_ray()  # a local Ray stops; on a cluster the driver disconnects
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"executor": "ray", "ray_address": "local" if not self.cfg.ray_address else "<cluster>",
                 "replicas": self.resources.replicas, "num_cpus": self.resources.num_cpus,
                 "num_gpus": self.resources.num_gpus, "replaced": self.replaced, "system": self._describe}

@@ -19,16 +19,28 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence, Sized
 from contextlib import contextmanager
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Self, cast
+from typing import Any, Self, TypedDict, cast
+
+from pydantic import JsonValue
 
 from vocalbench.errors import DISK_FULL_HINT, InputError
 from vocalbench.files import create_database
 from vocalbench.records import JudgeUsage, Reply, Sample, Score
 from vocalbench.redact import redact
+
+SqlValue = str | int | float | bytes | None  # what a SQLite parameter binds
+
+
+class Fingerprint(TypedDict):
+    """A sample's release fingerprint (runner/fingerprint.py): its parts' hashes and its audio's signature."""
+
+    parts: dict[str, str]
+    audio_sig: str
+
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -64,7 +76,7 @@ def _write_failure(path: Path, exc: sqlite3.Error) -> StoreError | None:
     return None
 
 
-def _marks(values: Sequence[object]) -> str:
+def _marks(values: Sized) -> str:
     """``?, ?, …`` for an ``IN (…)`` list of ``values``."""
     return ", ".join("?" * len(values))
 
@@ -115,7 +127,7 @@ class RunStore:
         d.mkdir(exist_ok=True)
         return d
 
-    def _exec(self, sql: str, params: Iterable[Any] = ()) -> sqlite3.Cursor:
+    def _exec(self, sql: str, params: Iterable[SqlValue] = ()) -> sqlite3.Cursor:
         with self._lock:
             try:
                 return self._db.execute(sql, tuple(params))
@@ -141,12 +153,12 @@ class RunStore:
                     raise failure from None
                 raise
 
-    def _many(self, sql: str, rows: Iterable[tuple[Any, ...]]) -> None:
+    def _many(self, sql: str, rows: Iterable[tuple[SqlValue, ...]]) -> None:
         with self._transaction() as db:
             db.executemany(sql, rows)
 
     # -- meta ------------------------------------------------------------------------------
-    def set_meta(self, key: str, value: Any) -> None:
+    def set_meta(self, key: str, value: JsonValue) -> None:
         self._exec("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, redact(json.dumps(value, ensure_ascii=False))))
 
     def get_meta(self, key: str, default: Any = None) -> Any:
@@ -302,11 +314,11 @@ class RunStore:
             self._exec("DELETE FROM scores WHERE subset = ? AND evaluator = ?", (subset, evaluator))
 
     # -- release fingerprints (runner/fingerprint.py) ----------------------------------------
-    def fingerprints(self) -> dict[tuple[str, str], dict[str, Any]]:
+    def fingerprints(self) -> dict[tuple[str, str], Fingerprint]:
         rows = self._exec("SELECT subset, sample_id, record FROM fingerprints").fetchall()
         return {(a, b): json.loads(rec) for a, b, rec in rows}
 
-    def put_fingerprints(self, records: dict[tuple[str, str], dict[str, Any]]) -> None:
+    def put_fingerprints(self, records: dict[tuple[str, str], Fingerprint]) -> None:
         self._many("INSERT OR REPLACE INTO fingerprints VALUES (?, ?, ?)",
                    ((a, b, json.dumps(rec, ensure_ascii=False)) for (a, b), rec in records.items()))
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from vocalbench import parts
 from vocalbench.config import system_defaults
@@ -43,7 +43,7 @@ KINDS: dict[str, tuple[str, str, str | None, tuple[str, ...]]] = {
 }
 
 
-def register_all(register: Callable[..., Any]) -> None:
+def register_all(register: Callable[..., None]) -> None:
     """Register one entry per system kind (lazy: targets are import strings)."""
     for name, (target, summary, extra, requires) in KINDS.items():
         register("system", name, target, summary, extra=extra, requires=requires)

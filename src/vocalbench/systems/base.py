@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.limits import TOO_LARGE, ReplyLimits
 from vocalbench.records import ErrorInfo, Sample, Timings
@@ -94,7 +95,7 @@ class System(Protocol):
 
     async def close(self) -> None: ...
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         """What to record in config.json: kind, model, component ids, options (no secrets, no URLs)."""
         ...
 

@@ -16,9 +16,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import re
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AbstractAsyncContextManager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import JsonValue
 
 from vocalbench import catalog
 from vocalbench.concurrency import concurrency
@@ -33,6 +35,10 @@ from vocalbench.systems.base import (
 )
 from vocalbench.systems.failures import SystemFailure
 from vocalbench.systems.options import SystemOptions
+
+if TYPE_CHECKING:
+    from openai import AsyncStream
+    from openai.types.chat import ChatCompletionChunk
 
 SYSTEM_PROMPT = {
     "en": "You are a helpful voice assistant. Answer the user's spoken question directly and briefly, in plain "
@@ -109,12 +115,12 @@ class CascadeSystem:
         self._llm_id = f"{self._model}@{host_of(base_url)}"
         self._client = openai_client(base_url, key, 300.0)
 
-    async def _open_stream(self, messages: list[dict[str, str]]) -> Any:
+    async def _open_stream(self, messages: list[dict[str, str]]) -> AsyncStream[ChatCompletionChunk]:
         """The brain's streamed reply; when the local server is gone (it crashed or was killed), one
         is found or started again (``ensure_server``) and asked once more."""
         from vocalbench.components.llm_server import ensure_server, server_lost
 
-        def create() -> Any:
+        def create() -> Awaitable[AsyncStream[ChatCompletionChunk]]:
             return self._client.chat.completions.create(
                 model=self._model, messages=messages, stream=True, max_tokens=self.max_tokens,
                 temperature=0, seed=self.options.seed)
@@ -135,7 +141,7 @@ class CascadeSystem:
         if self._client is not None:
             await self._client.close()
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"kind": "cascade", "asr": getattr(self.asr, "id", self.asr_spec),
                 "llm": self._llm_id or self.llm_spec, "tts": getattr(self.tts, "id", self.tts_spec),
                 "max_tokens": self.max_tokens, "voice": self.options.voice, "history_mode": "text-turns",

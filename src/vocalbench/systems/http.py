@@ -15,6 +15,8 @@ import json
 from collections.abc import AsyncIterator
 from typing import Any
 
+from pydantic import JsonValue
+
 from vocalbench.limits import ERROR_BODY_BYTES
 from vocalbench.records import Sample
 from vocalbench.retry import retry_after
@@ -56,7 +58,7 @@ class HttpSystem:
         if self._session is not None:
             await self._session.close()
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"kind": "http", "protocol": "vocalbench-ndjson/1", "max_tokens": self.max_tokens,
                 "history_mode": "text-turns"}
 

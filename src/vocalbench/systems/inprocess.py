@@ -26,12 +26,15 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
+from pydantic import JsonValue
 
 from vocalbench.concurrency import limiter
 from vocalbench.records import Sample
 from vocalbench.systems.base import AudioChunk, Done, Event, Sent, SystemFailure, TextDelta, Waiting
 
 Answer = Callable[[np.ndarray, int, list[dict[str, str]]], Any]
+Piece = str | tuple[ArrayLike, int] | TextDelta | AudioChunk  # text, or audio as (samples, sample_rate)
 _END = object()
 
 
@@ -39,7 +42,7 @@ class CallableSystem:
     """A :class:`~vocalbench.systems.base.System` around a plain Python callable (see the module)."""
 
     def __init__(self, answer: Answer, name: str | None = None, *, concurrent: bool = False,
-                 details: dict[str, object] | None = None) -> None:
+                 details: dict[str, JsonValue] | None = None) -> None:
         if not callable(answer):
             raise TypeError(f"CallableSystem needs a callable, got {type(answer).__name__}")
         self.answer = answer
@@ -58,7 +61,7 @@ class CallableSystem:
     async def close(self) -> None:
         return None
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         fn = self.answer
         where = f"{getattr(fn, '__module__', '?')}:{getattr(fn, '__qualname__', type(fn).__name__)}"
         return {"kind": "python", "callable": where, "concurrent": self._lock is None, **self.details}
@@ -106,8 +109,9 @@ def _cheap_to_call(fn: Answer) -> bool:
             or inspect.iscoroutinefunction(target))
 
 
-def event(piece: object) -> Event:
-    """One piece of a reply as an event: text, or audio as ``(samples, sample_rate)``."""
+def event(piece: Piece) -> Event:
+    """One piece of a reply as an event: text, or audio as ``(samples, sample_rate)`` (the callable is
+    user code: anything else it yields is refused here)."""
     if isinstance(piece, str):
         return TextDelta(piece)
     if isinstance(piece, tuple) and len(piece) == 2 and isinstance(piece[1], int):

@@ -17,8 +17,10 @@ import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit
+
+from pydantic import JsonValue
 
 from vocalbench.records import Sample
 from vocalbench.systems.base import (
@@ -45,9 +47,15 @@ def query_wav(sample: Sample) -> bytes:
     return wav_file_bytes(sample.audio.path)
 
 
-def history_messages(sample: Sample) -> list[dict[str, object]]:
+def history_messages(sample: Sample) -> list[dict[str, JsonValue]]:
     """Multi-round history as text turns (the recorded history mode)."""
     return [{"role": t.role, "content": t.text} for t in sample.history]
+
+
+class ByteStream(Protocol):
+    """A streaming HTTP response's body (the SDK's ``AsyncAPIResponse``)."""
+
+    def iter_bytes(self) -> AsyncIterator[bytes]: ...
 
 
 def sample_headers(sample: Sample) -> dict[str, str]:
@@ -188,7 +196,7 @@ class OpenAIAudioSystem:
         if self._client is not None:
             await self._client.close()
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"kind": "openai-audio", "model": self.model, "voice": self.voice, "max_tokens": self.max_tokens,
                 "history_mode": "text-turns", "audio_format": "pcm16@24000"}
 
@@ -228,7 +236,7 @@ class OpenAIAudioSystem:
         yield Done()
 
 
-async def _blocks(response: Any) -> AsyncIterator[bytes]:
+async def _blocks(response: ByteStream) -> AsyncIterator[bytes]:
     """The raw body of a streaming response; a connection lost mid-stream is a ``broken_stream``."""
     try:
         async for block in response.iter_bytes():

@@ -15,10 +15,10 @@ import asyncio
 import base64
 import json
 from collections.abc import AsyncIterator
-from typing import Any
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.records import Sample
 from vocalbench.systems.base import (
@@ -41,7 +41,8 @@ AUDIO_DELTA = {n.audio_delta for n in NAMES.values()}
 TEXT_DELTA = {n for v in NAMES.values() for n in (v.transcript_delta, v.text_delta)}
 
 
-def request_events(api: Api, sample: Sample, x: np.ndarray, voice: str, max_tokens: int) -> list[dict[str, object]]:
+def request_events(api: Api, sample: Sample, x: np.ndarray, voice: str,
+                   max_tokens: int) -> list[dict[str, JsonValue]]:
     """Every client event of one sample, in order; the last is ``response.create`` (the latency origin)."""
     from vocalbench.audio import float_to_pcm16
 
@@ -77,7 +78,7 @@ class RealtimeSystem:
     async def close(self) -> None:
         return None
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"kind": "realtime", "api": self.api, "model": self.model, "voice": self.voice,
                 "max_tokens": self.max_tokens,
                 "history_mode": "text-turns", "audio_format": "pcm16@24000",
@@ -126,7 +127,7 @@ class RealtimeSystem:
         raise SystemFailure("broken_stream", "the websocket closed before response.done", retryable=True)
 
 
-def _retryable(err: dict[str, Any]) -> bool:
+def _retryable(err: dict[str, JsonValue]) -> bool:
     kind = f"{err.get('type', '')} {err.get('code', '')}"
     return any(k in kind for k in ("server_error", "rate_limit", "timeout", "http_5", "http_429", "overloaded"))
 

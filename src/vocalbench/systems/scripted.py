@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from pydantic import JsonValue
 
 from vocalbench.records import Sample
 from vocalbench.systems.base import AudioChunk, Done, Event, Failure, Sent, TextDelta
@@ -126,7 +127,7 @@ class ScriptedSystem:
     async def close(self) -> None:
         return None
 
-    def describe(self) -> dict[str, object]:
+    def describe(self) -> dict[str, JsonValue]:
         return {"kind": "scripted", "file": self.path.name, "scripts": len(self.scripts), "seed": self.seed}
 
     def script_for(self, sample: Sample) -> Script | None:

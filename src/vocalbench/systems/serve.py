@@ -32,13 +32,14 @@ import random
 import tempfile
 import time
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from aiohttp import WSMsgType, web
+from pydantic import JsonValue
 
 from vocalbench.audio import (
     AudioError,
@@ -64,9 +65,13 @@ from vocalbench.systems.realtime_events import (
     NAMES,
     Api,
     Names,
+    ReplyIds,
     audio_out,
+    item_text,
+    json_object,
     merge_session,
     pcm16_b64,
+    reply_ids,
     server_session,
     to_24k,
     ws_send,
@@ -254,7 +259,7 @@ class SystemServer:
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await resp.prepare(request)
 
-        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+        def chunk(delta: dict[str, JsonValue], finish: str | None = None) -> bytes:
             obj = {"id": cid, "object": "chat.completion.chunk", "created": int(time.time()),
                    "model": self.system.id, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
             return b"data: " + json.dumps(obj, ensure_ascii=False).encode() + b"\n\n"
@@ -394,7 +399,7 @@ class SystemServer:
                 await ws_send(ws, "session.updated", session=session)
             elif kind == "conversation.item.create":
                 item = {**(ev.get("item") or {}), "id": f"item_{uuid.uuid4().hex[:12]}"}
-                text = "".join(c.get("text") or c.get("transcript") or "" for c in item.get("content") or [])
+                text = item_text(item)
                 if item.get("role") in ("user", "assistant") and text:
                     history.append(Turn(role=item["role"], text=text))
                 await ws_send(ws, names.item_added, previous_item_id=last_item, item=item)
@@ -432,8 +437,7 @@ class SystemServer:
 
     async def _realtime_response(self, request: web.Request, ws: web.WebSocketResponse, names: Names,
                                  audio: bool, sample: Sample, drop: bool) -> bool:
-        ids = {"response_id": f"resp_{uuid.uuid4().hex[:12]}", "item_id": f"item_{uuid.uuid4().hex[:12]}",
-               "output_index": 0, "content_index": 0}
+        ids = reply_ids(f"resp_{uuid.uuid4().hex[:12]}", f"item_{uuid.uuid4().hex[:12]}")
         await ws_send(ws, "response.created", response={"id": ids["response_id"], "object": "realtime.response",
                                                          "status": "in_progress"})
         events = self._events(sample)
@@ -443,7 +447,7 @@ class SystemServer:
             await _aclose(events)
 
     async def _realtime_events(self, request: web.Request, ws: web.WebSocketResponse, events: AsyncIterator[Event],
-                               names: Names, audio: bool, ids: Mapping[str, object], drop: bool) -> bool:
+                               names: Names, audio: bool, ids: ReplyIds, drop: bool) -> bool:
         n = 0
         texts: list[str] = []
         rid = ids["response_id"]
@@ -474,34 +478,39 @@ class SystemServer:
         return True
 
 
-def _parse_messages(messages: list[dict[str, Any]]) -> tuple[bytes | None, list[Turn]]:
+def _parse_messages(messages: JsonValue) -> tuple[bytes | None, list[Turn]]:
     """(wav bytes of the last user message's input_audio, earlier text turns)."""
     if not messages:
         raise ValueError("messages is empty")
+    if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+        raise ValueError("messages must be a list of objects")
+    objects = [m for m in messages if isinstance(m, dict)]
     history: list[Turn] = []
-    for m in messages[:-1]:
+    for m in objects[:-1]:
         if m.get("role") in ("user", "assistant"):
-            history.append(Turn(role=m["role"], text=_text_of(m.get("content"))))
-    last = messages[-1]
+            history.append(Turn.model_validate({"role": m["role"], "text": _text_of(m.get("content"))}))
     wav = None
-    content = last.get("content")
+    content = objects[-1].get("content")
     if isinstance(content, list):
         for part in content:
-            if part.get("type") == "input_audio":
-                ia = part["input_audio"]
+            if isinstance(part, dict) and part.get("type") == "input_audio":
+                ia = json_object(part.get("input_audio"))
                 if ia.get("format", "wav") != "wav":
                     raise ValueError("only input_audio format 'wav' is supported")
-                wav = base64.b64decode(ia["data"])
+                data = ia["data"]
+                if not isinstance(data, str):
+                    raise ValueError("input_audio.data must be a base64 string")
+                wav = base64.b64decode(data)
     if wav is None:
         raise ValueError("the last message carries no input_audio")
     return wav, history
 
 
-def _text_of(content: object) -> str:
+def _text_of(content: JsonValue) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        return "".join(str(p.get("text") or "") for p in content if isinstance(p, dict) and p.get("type") == "text")
     return ""
 
 
@@ -610,7 +619,7 @@ class ServeProcess:
             self.proc.stdout.close()
 
 
-async def _aclose(events: AsyncIterator[object]) -> None:
+async def _aclose(events: AsyncIterator[Event]) -> None:
     """Close a system's event stream (an async generator) so its ``finally`` runs now."""
     aclose = getattr(events, "aclose", None)
     if aclose is not None:

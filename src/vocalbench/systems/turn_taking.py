@@ -31,17 +31,29 @@ import asyncio
 import base64
 import json
 import uuid
-from collections.abc import AsyncIterator, Mapping
-from typing import Any, Protocol
+from collections.abc import AsyncIterator
+from typing import Protocol
 
 import numpy as np
 from aiohttp import WSMsgType, web
+from pydantic import JsonValue
 
 from vocalbench.audio import pcm16_to_float, to_wav_bytes
 from vocalbench.components.vad import Kind, TurnDetector, TurnSettings, resampler_24k_to_16k
 from vocalbench.records import Sample, Turn
 from vocalbench.systems.base import AudioChunk, Done, Event, Failure, TextDelta
-from vocalbench.systems.realtime_events import RATE, Api, audio_out, merge_session, pcm16_b64, ws_send
+from vocalbench.systems.realtime_events import (
+    RATE,
+    Api,
+    ReplyIds,
+    audio_out,
+    item_text,
+    json_object,
+    merge_session,
+    pcm16_b64,
+    reply_ids,
+    ws_send,
+)
 from vocalbench.systems.scripted import REQUEST_ARRIVAL
 
 
@@ -54,12 +66,12 @@ class ReplyServer(Protocol):
     def _events(self, sample: Sample) -> AsyncIterator[Event]: ...
 
 
-def requested_turn_detection(api: Api, session: dict[str, Any]) -> dict[str, Any] | None:
+def requested_turn_detection(api: Api, session: dict[str, JsonValue]) -> dict[str, JsonValue] | None:
     """The session's ``turn_detection`` object when it asks for one (GA: under ``audio.input``)."""
     if api == "beta":
         td = session.get("turn_detection")
     else:
-        td = ((session.get("audio") or {}).get("input") or {}).get("turn_detection")
+        td = json_object(json_object(session.get("audio")).get("input")).get("turn_detection")
     return td if isinstance(td, dict) and td.get("type") in ("server_vad", "semantic_vad") else None
 
 
@@ -67,7 +79,7 @@ class TurnTakingSession:
     """One websocket conversation with server-side turn detection (see the module docstring)."""
 
     def __init__(self, server: ReplyServer, request: web.Request, ws: web.WebSocketResponse, api: Api,
-                 session: dict[str, Any], history: list[Turn], vad: Kind, fault: str | None = None,
+                 session: dict[str, JsonValue], history: list[Turn], vad: Kind, fault: str | None = None,
                  hang: float = 3600.0) -> None:
         from vocalbench.systems.realtime_events import NAMES
 
@@ -92,7 +104,7 @@ class TurnTakingSession:
         td = requested_turn_detection(self.api, self.session) or {}
         return TurnSettings.from_protocol(td, self.vad)
 
-    async def send(self, kind: str, **fields: object) -> None:
+    async def send(self, kind: str, **fields: JsonValue) -> None:
         if not self.ws.closed:
             await ws_send(self.ws, kind, **fields)
 
@@ -117,16 +129,16 @@ class TurnTakingSession:
                 self.response.cancel()
                 await asyncio.gather(self.response, return_exceptions=True)
 
-    async def handle(self, kind: str, ev: dict[str, Any]) -> None:
+    async def handle(self, kind: str, ev: dict[str, JsonValue]) -> None:
         if kind == "input_audio_buffer.append":
-            x = pcm16_to_float(base64.b64decode(ev.get("audio") or ""))
+            x = pcm16_to_float(base64.b64decode(str(ev.get("audio") or "")))
             self.audio.append(x)
             self.received += x.size
             for block in self.to16k(x):
                 for turn in self.detector.feed(block):
                     await (self.started(turn.ms) if turn.kind == "started" else self.stopped(turn.ms))
         elif kind == "session.update":
-            self.session = merge_session(self.session, ev.get("session") or {})
+            self.session = merge_session(self.session, json_object(ev.get("session")))
             self.settings = self._settings()
             self.detector.settings = self.settings
             await self.send("session.updated", session=self.session)
@@ -136,12 +148,13 @@ class TurnTakingSession:
         elif kind == "response.cancel":
             await self.cancel("client_cancelled")
         elif kind == "conversation.item.create":
-            item = {**(ev.get("item") or {}), "id": _id("item")}
-            text = "".join(c.get("text") or c.get("transcript") or "" for c in item.get("content") or [])
-            if item.get("role") in ("user", "assistant") and text:
-                self.history.append(Turn(role=item["role"], text=text))
+            item_id = _id("item")
+            item: dict[str, JsonValue] = {**json_object(ev.get("item")), "id": item_id}
+            text, role = item_text(item), item.get("role")
+            if role in ("user", "assistant") and text:
+                self.history.append(Turn.model_validate({"role": role, "text": text}))
             await self.send(self.names.item_added, previous_item_id=self.last_item, item=item)
-            self.last_item = item["id"]
+            self.last_item = item_id
         elif kind in ("input_audio_buffer.commit", "input_audio_buffer.clear", "response.create"):
             await self._error("invalid_request_error", f"{kind}: the server detects turns in this session "
                               "(turn_detection is on)")
@@ -177,7 +190,7 @@ class TurnTakingSession:
         """One response to the turn's audio: the system's text and audio as protocol deltas."""
         REQUEST_ARRIVAL.set(asyncio.get_running_loop().time())
         rid, item = _id("resp"), _id("item")
-        ids = {"response_id": rid, "item_id": item, "output_index": 0, "content_index": 0}
+        ids = reply_ids(rid, item)
         audio = audio_out(self.api, self.session)
         await self.send("response.created", response={"id": rid, "object": "realtime.response",
                                                       "status": "in_progress"})
@@ -189,7 +202,7 @@ class TurnTakingSession:
         elif self.fault == "unknown":
             await self.send("vocalbench.fault.unknown_event", response="not an object", detail=[1, 2, 3])
         texts: list[str] = []
-        status: dict[str, object] = {"status": "completed"}
+        status: dict[str, JsonValue] = {"status": "completed"}
         sample = self.server._sample(self.request, to_wav_bytes(turn, RATE), list(self.history))
         events = self.server._events(sample)
         sent = 0
@@ -225,7 +238,7 @@ class TurnTakingSession:
                 await aclose()
         await self._finish(rid, ids, audio, texts, status)
 
-    async def _extra_audio(self, ids: Mapping[str, object]) -> None:
+    async def _extra_audio(self, ids: ReplyIds) -> None:
         """Injected fault: reply audio beyond the input (``overlong``: as long as all the input
         received, plus a second) or without end (``endless``: 100 ms every 100 ms)."""
         t = np.arange(RATE // 10) / RATE
@@ -237,8 +250,8 @@ class TurnTakingSession:
             if self.fault == "endless":
                 await asyncio.sleep(0.1)
 
-    async def _finish(self, rid: str, ids: Mapping[str, object], audio: bool, texts: list[str],
-                      status: Mapping[str, object]) -> None:
+    async def _finish(self, rid: str, ids: ReplyIds, audio: bool, texts: list[str],
+                      status: dict[str, JsonValue]) -> None:
         text = "".join(texts)
         if audio:
             await self.send(self.names.audio_done, **ids)
