@@ -120,6 +120,8 @@ def analyse(sc: Scenario, folder: Path, asr: ASR | None, vad: Detector, supplied
     if supplied is not None:
         words = [m.Word(w.start, w.end, w.text) for w in supplied]
         words_from = "transcript"
+    elif asr is None:
+        raise ValueError(f"{folder}: no word timings were supplied and no ASR is given to hear them")
     else:
         words_from = str(getattr(asr, "id", "asr"))
         words = [] if not segments else [

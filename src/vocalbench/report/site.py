@@ -293,9 +293,10 @@ def judge_validity_rows(runs: list[RunData], lang: str) -> list[JudgeValidityRow
         for fam, fig in sorted(v.families.items()):
             by_source = fig.get("by_source")
             sources = by_source if isinstance(by_source, dict) else {}
-            families.append({"family": fam, "status": fig.get("status", ""), "figure": _check_figure(fig),
+            n = fig.get("n")
+            families.append({"family": fam, "status": str(fig.get("status", "")), "figure": _check_figure(fig),
                              "stress": _stress_figure(fig),
-                             "n": fig.get("n"), "validated": bool(fig.get("validated")),
+                             "n": n if isinstance(n, int) else None, "validated": bool(fig.get("validated")),
                              "sources": ", ".join(f"{src} {f.get('kappa', f.get('spearman'))} (n {f['n']})"
                                                   for src, f in sources.items() if isinstance(f, dict))})
         out.append({"label": r.label, "judge": v.judge, "checked_at": v.checked_at or "never",

@@ -170,7 +170,8 @@ class RunFolder:
         redone = sync_release(self.store, samples, redo=redo)
         source = hub.source(self.pinned(data))
         if source is not None:
-            self.store.set_meta(DATA_SOURCE, source)
+            self.store.set_meta(DATA_SOURCE, {"hf": source["hf"], "requested": source["requested"],
+                                              "revision": source["revision"]})
         return redone
 
     def start(self, cfg: RunConfig, samples: Sequence[Sample], *, redo: bool) -> list[tuple[str, str]]:
