@@ -14,7 +14,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, TypeAdapter
+from pydantic import Field, JsonValue, TypeAdapter
 
 from vocalbench.records import Record, Reply
 
@@ -37,7 +37,7 @@ class ReplayEvent(Record):
     truncated_item: str | None = None
     played_ms: int | None = None
     status: str | None = None
-    error: dict[str, object] | str | None = None
+    error: dict[str, JsonValue] | str | None = None
 
 
 class ReplayLog(Record):

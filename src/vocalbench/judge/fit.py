@@ -45,6 +45,7 @@ from vocalbench.judge.calibrated import (
 )
 from vocalbench.judge.calibration import CalibrationItem
 from vocalbench.judge.graders.semantic import AGAINST as sem_against
+from vocalbench.judge.graders.semantic import GATE_ONLY as sem_gate_only
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.stats import cohen_kappa
 
@@ -217,6 +218,11 @@ GATED = ("off_topic", "echo", "drift")
 NOT_GATING = frozenset({GRADER_PREFIX + "settled", GRADER_PREFIX + "sem_rel_q"})
 
 
+# features only the gate weighs: they say a reply answers nothing only beside the others (a reply
+# that restates the question before answering it restates it too)
+GATE_ONLY = frozenset(GRADER_PREFIX + n for n in sem_gate_only)
+
+
 def fit_gate(kind: str, items: Sequence[DevItem]) -> tuple[dict[str, float], float, dict[str, object]]:
     """(weights, bias, record) of the gate: a logistic regression of "answers nothing" (the designed
     off-topic, echoed and drifting replies) against every other reply, on the grader's and the
@@ -259,7 +265,7 @@ def fit_family(items: Sequence[DevItem]) -> tuple[RuleFit, dict[str, object]]:
     labels = [it.label for it in rest]
     clusters = [it.cluster for it in rest]
     with_model = [r for r, it in zip(rows, rest) if it.raw is not None]
-    names = sorted({n for r in rows for n in r}, key=lambda n: (n.startswith(GRADER_PREFIX), n))
+    names = sorted({n for r in rows for n in r if n not in GATE_ONLY}, key=lambda n: (n.startswith(GRADER_PREFIX), n))
     if len(with_model) < len(rows):  # the model was not asked for every item: grader features only
         names = [n for n in names if not is_model_feature(n)]
     record: dict[str, object] = {"settle": settle, "settled_dev": n_settled, "settled_agreement": agreement,

@@ -135,6 +135,29 @@ def test_creativity_mandarin_description_and_classical():
     assert ev.features["form"] > modern.features["form"]
 
 
+def test_creativity_densities_read_the_piece_not_the_filler_around_it():
+    """Greetings, remarks and offers around a piece leave its imagery and form where they were
+    (the densest passage is read); a reply of filler alone has none. Filler written for this test."""
+    q = "请写一段描写性的文字，描述秋天的果园。"
+    piece = ("果园里飘着熟透的苹果香，风一吹，树叶沙沙作响。金黄的梨挂满枝头，像一盏盏小灯笼。"
+             "咬一口，甜得让人眯起眼睛，阳光在枝叶间跳来跳去，泥土也带着微微的湿润。")
+    filler = ("你好呀，很高兴收到你的消息。这真是一个值得聊聊的话题。我平时也常常想起这些事情。"
+              "希望下面的内容对你有一点帮助。如果还有别的想法，随时可以告诉我。祝你今天过得顺利，我们下次再聊。")
+    alone = _f("creativity_descriptive_zh", question=q, reply=piece)
+    wrapped = _f("creativity_descriptive_zh", question=q, reply=filler[:40] + piece + filler[40:])
+    empty = _f("creativity_descriptive_zh", question=q, reply=filler)
+    assert wrapped["imagery"] == alone["imagery"] > empty["imagery"]
+    story = ("I walked into the classroom and my hands were shaking. I sat by the window and waited. "
+             "A girl with red boots smiled at me and I smiled back. We shared crayons, and by noon I had a friend.")
+    chat = ("Hello there, thanks so much for the lovely request. It is always a pleasure to help with writing. "
+            "Here is something for you to enjoy today. Let me know whenever you would like another one, "
+            "or a different style, or a longer version. Have a wonderful day and take care.")
+    told = _f("creativity_narrative_en", question="Write a narrative about your first day at school.", reply=story)
+    padded = _f("creativity_narrative_en", question="Write a narrative about your first day at school.",
+                reply=f"{chat[:60]} {story} {chat[60:]}")
+    assert padded["form"] == told["form"] > 0.0
+
+
 def test_creativity_appreciation_form_counts_the_reference():
     q, ref = "请赏析“春风又绿江南岸”中的“绿”字。", "“绿”字化静为动，写出春风吹过、江南变绿的生机。"
     close = _f("creativity_zh", question=q, reference=ref, reply="“绿”字化静为动，写出了春风吹过后江南一片生机。")

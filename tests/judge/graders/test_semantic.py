@@ -50,8 +50,29 @@ def test_reference_relevance_only_where_the_judge_sees_a_reference() -> None:
     assert 0.0 < with_ref["sem_rel_ref"] <= 1.0
 
 
+def test_reference_relevance_reads_the_answering_sentences() -> None:
+    """Filler around an answer does not thin out its closeness to the reference, and the question
+    restated (which shares the reference's words) does not stand in for an answer."""
+    ref = "Water the soil thoroughly before leaving and set up a wick from a jar of water."
+    good = features({"question": Q_EN, "reply": ANSWER_EN, "reference": ref})
+    padded = features({"question": Q_EN, "reply": PADDED_EN, "reference": ref})
+    assert padded["sem_rel_ref"] == pytest.approx(good["sem_rel_ref"], abs=0.02)
+    echoed = features({"question": Q_EN, "reply": ECHO_EN, "reference": ref})
+    assert echoed["sem_rel_ref"] < good["sem_rel_ref"] - 0.15
+
+
+def test_the_echo_share_is_weighed_by_the_gate_only() -> None:
+    """A reply that restates the question before answering it has an echo share too: no family's
+    rule weighs it, only its gate beside ``sem_answer`` (the shipped fit)."""
+    from vocalbench.judge.calibrated import shipped_calibration
+
+    cal = shipped_calibration()
+    assert not [fam for fam, rule in cal.families.items() if "g:sem_echo" in rule.weights]
+    assert any("g:sem_echo" in rule.gate for rule in cal.families.values())
+
+
 def test_the_calibrated_judges_evidence_carries_them_and_their_version() -> None:
     ev = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN})
-    assert ev is not None and ev.grader.endswith("+sem1") and "sem_answer" in ev.features
+    assert ev is not None and ev.grader.endswith("+sem2") and "sem_answer" in ev.features
     plain = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN}, semantic=False)
     assert plain is not None and "sem_answer" not in plain.features and "+" not in plain.grader

@@ -240,6 +240,32 @@ def _per(pattern: re.Pattern[str], text: str, lang: str, per: float, cap: float 
     return round(min(len(pattern.findall(text)) * per / max(n, per / 2), cap), 4)
 
 
+MIN_PASSAGE = {"en": 60, "zh": 120}  # units (words / characters) a passage needs to carry a density
+
+
+def _per_passage(pattern: re.Pattern[str], text: str, lang: str, per: float, cap: float = 3.0) -> float:
+    """The density of ``_per`` in the reply's densest passage: the highest over the shortest runs
+    of whole sentences (lines) from each sentence on that hold at least ``per`` units, or
+    ``MIN_PASSAGE``, or the whole reply when it is shorter. A piece is judged by the piece, not by the greetings, offers and remarks around it:
+    wrapping it in filler does not thin it out, while a reply too short to hold a passage is read
+    whole (so one dense phrase cannot stand for a thin reply)."""
+    sents = [s for s in _SENTENCES[lang].split(text) if s.strip()]
+    hits = [len(pattern.findall(s)) for s in sents]
+    units = [_n_units(s, lang) for s in sents]
+    need = min(sum(units), max(per, MIN_PASSAGE[lang]))
+    if need <= 0:
+        return 0.0
+    best = 0.0
+    for i in range(len(sents)):
+        h = u = 0
+        for j in range(i, len(sents)):
+            h, u = h + hits[j], u + units[j]
+            if u >= need:
+                best = max(best, h * per / max(u, per / 2))
+                break  # a longer run from i only adds units
+    return round(min(best, cap), 4)
+
+
 
 
 @lru_cache(maxsize=256)
@@ -395,21 +421,21 @@ def _form(kind: str, text: str, lang: str) -> float:
         return round(_lines(text), 4)
     per = 60.0 if lang == "en" else 120.0  # densities, not counts: a longer piece is no more in form
     if kind == "narrative":
-        return round(_per(FIRST_PERSON_PAST[lang], text, lang, per, cap=1.0), 4)
+        return round(_per_passage(FIRST_PERSON_PAST[lang], text, lang, per, cap=1.0), 4)
     if kind == "argumentative":
-        return round(_per(STANCE[lang], text, lang, per / 3.0, cap=1.0), 4)
+        return round(_per_passage(STANCE[lang], text, lang, per / 3.0, cap=1.0), 4)
     if kind == "descriptive":
         return round(min(sum(bool(p.search(text)) for p in SENSES[lang]) / 4.0, 1.0), 4)
     if kind == "appreciation":
-        return round(_per(ANALYSIS[lang], text, lang, per / 3.0, cap=1.0), 4)
+        return round(_per_passage(ANALYSIS[lang], text, lang, per / 3.0, cap=1.0), 4)
     if kind == "role_play":
         return float(bool(VOICE[lang].search(text)) and not THIRD_PERSON_ROLE[lang].search(text))
     if kind == "classical":
-        return round(min(len(CLASSICAL.findall(text)) / max(_n_units(text, "zh"), 1) * 12.0, 1.0), 4)
+        return _per_passage(CLASSICAL, text, "zh", 12.0, cap=1.0)
     return 0.0
 
 
-@grader("creativity_en", "creativity_zh", version="4")
+@grader("creativity_en", "creativity_zh", version="5")
 def creativity_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """Where the judge sees a reference (the zh appreciation categories), an appreciation's form
     also counts how much of it the reply recalls (doubled, capped at 1). ``topic``: how much of the
@@ -422,7 +448,7 @@ def creativity_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evide
     if kind == "appreciation" and reference:
         form = (form + min(2.0 * recall(_terms(reference, lang), _terms(reply, lang)), 1.0)) / 2.0
     return found(None, kind, variety=_variety(reply, lang),
-                 imagery=round(_per(IMAGERY[lang], reply, lang, 100.0 if lang == "en" else 200.0) / 3.0, 4),
+                 imagery=round(_per_passage(IMAGERY[lang], reply, lang, 100.0 if lang == "en" else 200.0) / 3.0, 4),
                  form=round(form, 4), off_task=float(bool(OFF_TASK[lang].search(reply))),
                  topic=_uptake(_text(fields, "question"), reply, lang))
 

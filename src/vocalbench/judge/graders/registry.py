@@ -30,7 +30,7 @@ def grade(rubric_id: str, fields: Mapping[str, str], meta: Mapping[str, str] | N
     """The evidence of the family's grader for one item, or None when the family has none. With
     ``semantic`` (what the calibrated judge reads) the sentence encoder's relevance features
     (graders/semantic.py) join the grader's, and its version joins the grader's id
-    (``cues.advice_cues@3+sem1``); without it (tests of a grader alone) the grader's features only."""
+    (``cues.advice_cues@3+sem2``); without it (tests of a grader alone) the grader's features only."""
     entry = _GRADERS.get(family_of(rubric_id))
     if entry is None:
         return None

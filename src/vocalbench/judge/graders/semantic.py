@@ -10,8 +10,13 @@ level of sentences, the second. Every feature is bounded and none grows with the
   that are not restatements of it (padding with pleasantries does not lower it: the best
   sentences stay; an echo has no such sentence and a drifting reply keeps at most one);
 - ``sem_echo``: the share of the reply's sentences that restate the question (a high cosine with
-  it and almost no content words of their own) - it only ever speaks against a reply;
-- ``sem_rel_ref``: cosine of the reply with the reference, where the judge is shown one.
+  it and almost no content words of their own) - it only ever speaks against a reply, and only
+  beside ``sem_answer`` (``GATE_ONLY``): a reply that restates the question before answering it has
+  a share too, which padding with a restatement moves;
+- ``sem_rel_ref``: where the judge is shown a reference, the mean cosine with it of the reply's
+  two sentences closest to it that are not restatements of the question (as ``sem_answer``:
+  filler around an answer does not thin it out, and a restated question, which often shares the
+  reference's words, does not stand in for an answer).
 
 The thresholds are properties of the encoder's space, set once on the dev split's natural replies;
 the fitted rule of each family decides how much each feature weighs (judge/fit.py).
@@ -29,7 +34,7 @@ import numpy as np
 from vocalbench.components.encoder import SentenceEncoder
 from vocalbench.judge.graders.tokens import content_words, is_zh
 
-VERSION = "sem1"
+VERSION = "sem2"
 MAX_SENTENCES = 24
 # A sentence restates the question when it is this close to it (dev split: natural answer sentences
 # 0.30 median, 0.69 at the 95th percentile; a sentence quoting the question 0.89 at the 5th) and
@@ -38,6 +43,7 @@ ECHO = 0.75
 ECHO_NOVEL = 0.5
 FEATURES = ("sem_rel_q", "sem_answer", "sem_echo", "sem_rel_ref")
 AGAINST = ("sem_echo",)  # features that only ever speak against a reply
+GATE_ONLY = ("sem_echo",)  # features only the gate (does the reply answer at all?) may weigh
 _SENT = {"en": re.compile(r"(?<=[.!?;])\s+|\n+"), "zh": re.compile(r"(?<=[。！？!?；;])|\n+")}
 
 
@@ -89,14 +95,19 @@ def features(fields: Mapping[str, str], encode: SentenceEncoder | None = None) -
     enc = encode if encode is not None else encoder()
     texts = [question, reply, *sents, *([reference] if reference else [])]
     vectors = np.asarray(enc.encode(texts))
-    q, r, per = vectors[0], vectors[1], vectors[2:2 + len(sents)] @ vectors[0]
+    q, r, sent_vectors = vectors[0], vectors[1], vectors[2:2 + len(sents)]
+    per = sent_vectors @ q
     asked = frozenset(content_words(question, lang))
     own = np.asarray([_own_share(s, asked, lang) for s in sents])
     echo = (per >= ECHO) & (own < ECHO_NOVEL)
-    answering = np.sort(per[~echo])[::-1][:2]
-    out = {"sem_rel_q": round(float(q @ r), 4),
-           "sem_answer": round(float(answering.mean()), 4) if answering.size else 0.0,
+    out = {"sem_rel_q": round(float(q @ r), 4), "sem_answer": _top_two(per[~echo]),
            "sem_echo": round(float(echo.mean()), 4)}
     if reference:
-        out["sem_rel_ref"] = round(float(vectors[-1] @ r), 4)
+        out["sem_rel_ref"] = _top_two(sent_vectors[~echo] @ vectors[-1])
     return out
+
+
+def _top_two(cosines: np.ndarray) -> float:
+    """The mean of the two highest cosines (0 when there is none)."""
+    top = np.sort(cosines)[::-1][:2]
+    return round(float(top.mean()), 4) if top.size else 0.0
