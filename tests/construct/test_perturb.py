@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from pydantic import JsonValue
 
 from vocalbench import audio
 from vocalbench.construct import perturb as P
@@ -243,3 +244,14 @@ def test_selected_conditions_keep_the_zh_level_spelling(tmp_path: Path) -> None:
     assert [r["Qid"] for r in recs] == ["robust-packet_loss-dropping_0.10-000", "robust-packet_loss-dropping_0.10-001",
                                         "robust-packet_loss-dropping_0.70-000", "robust-packet_loss-dropping_0.70-001"]
     assert recs[0]["Audio"] == "robust/packet_loss/dropping_0.10/000.wav"
+
+
+def test_the_sets_language_comes_from_the_build_manifest(tmp_path: Path) -> None:
+    """A built set's language is its manifest's ``build.lang``, whatever script its queries use
+    (Mandarin sets hold English code-switched queries too); without a manifest, the queries' script."""
+    english_queries: list[dict[str, JsonValue]] = [{"Question": "What is the capital of France?"}]
+    (tmp_path / "build_manifest.json").write_text(json.dumps({"build": {"lang": "zh"}}), encoding="utf-8")
+    assert P._guess_lang(tmp_path, english_queries) == "zh"
+    (tmp_path / "build_manifest.json").unlink()
+    assert P._guess_lang(tmp_path, english_queries) == "en"
+    assert P._guess_lang(tmp_path, [{"Question": "法国的首都是哪里？"}]) == "zh"

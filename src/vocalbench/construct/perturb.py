@@ -530,9 +530,11 @@ def _qid_number(qid: str, idx: int) -> str:
 
 
 def _guess_lang(root: Path, clean: list[dict[str, JsonValue]]) -> str:
+    """The set's language: the build manifest's (``build.lang``), else the queries' script."""
     man = root / "build_manifest.json"
     if man.exists():
-        lang = json.loads(man.read_text(encoding="utf-8")).get("lang")
+        header = json.loads(man.read_text(encoding="utf-8")).get("build")
+        lang = header.get("lang") if isinstance(header, dict) else None
         if lang in ("en", "zh"):
             return str(lang)
     text = " ".join(str(r.get("Question", "")) for r in clean)
