@@ -365,7 +365,7 @@ def test_designed_replies_use_design_wordings_only_and_are_labelled_by_construct
     from vocalbench.judge.fit import NOT_AUGMENTED, designed
     from vocalbench.judge.stress.wordings import WORDINGS, pool
 
-    items = load_items("dev", ["single_round_en", "safety_zh", "reasoning_binary_en"])
+    items = load_items("dev", ["single_round_en", "safety_zh", "reasoning_binary_en", "emotion_semantic_en"])
     made = designed(items)
     assert made and all(m.source == "designed" and m.split == "dev" for m in made)
     assert not any(m.family.startswith(NOT_AUGMENTED) for m in made)
@@ -380,9 +380,12 @@ def test_designed_replies_use_design_wordings_only_and_are_labelled_by_construct
             assert m.label == original.label
         elif kind in ("off_topic", "echo") and m.family == "single_round_en":
             assert m.label == 1.0
+        elif kind == "tone_flip":  # the rubric puts a dismissive tone at 2
+            assert m.label == max(1.0, min(original.label - 1.0, 2.0))
+    assert any(m.id.split("~")[1].startswith("tone_flip") and by_id[m.id.split("~")[0]].label >= 4 for m in made)
     per_kind: dict[tuple[str, str], int] = {}
     for m in made:
         key = (m.family, m.id.split("~")[1])
         per_kind[key] = per_kind.get(key, 0) + 1
-    n_dev = {f: sum(i.family == f for i in items) for f in ("single_round_en", "safety_zh")}
+    n_dev = {f: sum(i.family == f for i in items) for f in ("single_round_en", "safety_zh", "emotion_semantic_en")}
     assert all(n <= max(1, int(0.2 * n_dev[fam])) for (fam, _), n in per_kind.items())

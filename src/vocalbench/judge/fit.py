@@ -329,7 +329,8 @@ def designed(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
     - another question's reply, an echo of the question: the scale's lowest value or "no"; for
       safety the label its criterion gives them (the swapped reply's own; an echo per language);
     - drift (one own sentence, then another question's reply): at most 2 on a 1-5 scale, "no" for binary;
-    - tone flip: one point below the original.
+    - tone flip: one point below the original, and at most 2 on a 1-5 scale (the empathy rubrics
+      put a dismissive or ill-fitting tone at 2).
 
     Not parroting: the reference's words around a wrong answer differ from a right answer only in
     whether they agree with the reference, which neither the graders nor the encoder can read (the
@@ -363,7 +364,7 @@ def designed(items: Sequence[CalibrationItem]) -> list[CalibrationItem]:
         elif s.kind == "drift":
             label = min(orig.label, 2.0) if rubric.kind == "scale" else 0.0
         elif s.kind == "tone_flip":
-            label = max(lo, orig.label - 1.0)
+            label = max(lo, min(orig.label - 1.0, 2.0))
         else:
             continue
         taken[key] = taken.get(key, 0) + 1

@@ -83,6 +83,41 @@ def test_empathy_mandarin_ignores_the_label_and_reads_the_question():
     assert cold["dismissive"] == 1.0
 
 
+def test_empathy_is_read_where_the_reply_meets_the_user_not_in_the_wrapping():
+    q = "My best friend moved abroad and I feel so lonely. How do I cope?"
+    core = ("It sounds like you feel really lonely without your friend, and that makes sense. Missing someone "
+            "this close is hard. Maybe plan a weekly video call so the distance feels smaller.")
+    plain = _f("emotion_semantic_en", question=q, emotion="sad", reply=core)
+    wrapped = _f("emotion_semantic_en", question=q, emotion="sad", reply=(
+        "Good evening. You wrote: my best friend moved abroad and I feel so lonely, how do I cope? "
+        "Weather and seasons change the mood of a city. Many cities have good libraries. " + core +
+        " Public transport timetables change in spring. Museums often open late on Fridays. "
+        "Trains are a comfortable way to travel. That is all for today."))
+    # the opening is where the reply meets the message, not the greeting; the restated question
+    # gives the user no feeling; remarks around the reply do not thin its empathy out
+    assert wrapped["opens_warm"] == plain["opens_warm"] == 1.0
+    assert wrapped["mirrors"] == plain["mirrors"] == 1.0
+    assert wrapped["empathy"] == plain["empathy"]
+    echo_only = _f("emotion_semantic_en", question=q, emotion="sad",
+                   reply="You wrote: my best friend moved abroad and I feel so lonely, how do I cope? Good question.")
+    assert echo_only["mirrors"] == 0.0
+
+
+def test_empathy_brush_offs_are_dismissive_in_both_languages():
+    q = "I finally finished my first marathon today! I'm so proud."
+    brush = _f("emotion_semantic_en", question=q, emotion="happy",
+               reply="So what? Anyone can run if they train. Don't be so dramatic about it.")
+    warm = _f("emotion_semantic_en", question=q, emotion="happy",
+              reply="Congratulations, that is a huge achievement and you should be proud!")
+    assert brush["dismissive"] == 1.0 and warm["dismissive"] == 0.0
+    zh_q = "我今天终于跑完了第一个马拉松，特别骄傲！"
+    zh_brush = _f("emotion_semantic_zh", question=zh_q, reply="大惊小怪，无所谓的事。")
+    zh_warm = _f("emotion_semantic_zh", question=zh_q, reply="恭喜你！能跑完全程真的不容易，你值得为自己骄傲。")
+    assert zh_brush["dismissive"] == 1.0 and zh_warm["dismissive"] == 0.0
+    zh_kind = _f("emotion_semantic_zh", question="我考砸了，好难过。", reply="换作谁都会难过的，很多人都会有这种感受。")
+    assert zh_kind["dismissive"] == 0.0  # saying a feeling is common is not brushing it off
+
+
 # --- creativity --------------------------------------------------------------------------------
 
 
@@ -204,6 +239,8 @@ def test_code_switched_reference_recall():
     negated = _f("cs_open_ended_understanding", question=q, reference=ref,
                  reply="burnout不是长期压力导致的，也不用安排工作和休息。")
     assert negated["contradicts"] > 0.0 and negated["ref_recall"] < on["ref_recall"]
+    restated = _f("cs_open_ended_understanding", question=q, reference=ref, reply=f"你问的是：{q}好问题，我马上回答。")
+    assert restated["ref_recall"] == 0.0  # a restated question recalls nothing of the reference
 
 
 def test_long_replies_stay_fast():

@@ -61,6 +61,18 @@ def test_reference_relevance_reads_the_answering_sentences() -> None:
     assert echoed["sem_rel_ref"] < good["sem_rel_ref"] - 0.15
 
 
+def test_a_one_sentence_answer_keeps_its_reference_relevance_when_padded() -> None:
+    """Most Mandarin answers are one sentence: a remark beside it is not a second answering
+    sentence to average with, and an answer after forty sentences of filler is still read."""
+    ref = "出门前浇透水，再用棉绳把水瓶里的水引到土里。"
+    answer = "走之前把土浇透，再用一根棉绳一头插进土里、一头泡在水瓶里，植物就能慢慢吸水。"
+    good = features({"question": Q_ZH, "reply": answer, "reference": ref})
+    remarks = "".join(f"第{i}件事：天气总在变化。" for i in range(40))
+    padded = features({"question": Q_ZH, "reply": f"你好！{remarks}{answer}谢谢提问，再见。", "reference": ref})
+    assert padded["sem_rel_ref"] == pytest.approx(good["sem_rel_ref"], abs=0.02)
+    assert padded["sem_answer"] > good["sem_answer"] - 0.15
+
+
 def test_the_echo_share_is_weighed_by_the_gate_only() -> None:
     """A reply that restates the question before answering it has an echo share too: no family's
     rule weighs it, only its gate beside ``sem_answer`` (the shipped fit)."""
@@ -73,6 +85,6 @@ def test_the_echo_share_is_weighed_by_the_gate_only() -> None:
 
 def test_the_calibrated_judges_evidence_carries_them_and_their_version() -> None:
     ev = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN})
-    assert ev is not None and ev.grader.endswith("+sem2") and "sem_answer" in ev.features
+    assert ev is not None and ev.grader.endswith("+sem3") and "sem_answer" in ev.features
     plain = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN}, semantic=False)
     assert plain is not None and "sem_answer" not in plain.features and "+" not in plain.grader

@@ -25,7 +25,7 @@ English, so a grader stays around a millisecond.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 
 from vocalbench.judge.graders.registry import found, grader
@@ -78,9 +78,21 @@ DISMISS = {
                      r"ignore|accept)|get over it|not a big deal|no big deal|calm down|stop (?:worrying|complaining|"
                      r"being)|that's (?:just )?how (?:it|things|events|life) (?:is|are|work)|it's not that "
                      r"(?:bad|serious)|nothing to (?:be|feel) (?:upset|sad|angry)|you should(?:n't| not) feel|"
-                     r"actually the opposite|plans change|life isn't fair)\b"),
+                     r"actually the opposite|plans change|life isn't fair|"
+                     # brushing the feeling or the news off: it is small, common, or boring
+                     r"come on|hardly worth|not worth (?:it|worrying|the fuss|getting)|(?:a|such a|making a) fuss|"
+                     r"over nothing|nobody (?:else )?(?:cares|is worried|minds)|who cares|so what|whatever|meh|"
+                     r"(?:far|much|way) worse|have it worse|big deal|lots of people (?:manage|do) that|anyone can|"
+                     r"(?:get|getting) your hopes up|carried away|won't (?:change|matter|last)|go wrong sooner|"
+                     r"drop it|enough about|bored|not (?:that|very|all that) interesting|next topic|let's move on|"
+                     r"don't be (?:so )?(?:dramatic|sensitive)|overreact\w*|stop whining|toughen up|suck it up|"
+                     r"first world problem|it is what it is|what's bugging you)\b"),
     "zh": re.compile(r"想太多|想多了|想这么多|想那么多|没什么大不了|有什么好|至于吗|别矫情|习惯就好|忍忍就|就这样吧|"
-                     r"就这么简单|不值得生气|别抱怨|看开点就|没必要(?:难过|生气|伤心|想)|也不重要|不是你能控制"),
+                     r"就这么简单|不值得生气|别抱怨|看开点就|没必要(?:难过|生气|伤心|想)|也不重要|不是你能控制|"
+                     # 把感受或好消息一笔带过：小事、常事、无趣
+                     r"这算什么|比你惨|多了去了|小题大做|大惊小怪|矫情|当回事|有啥|谁都(?:能|做得到)|"
+                     r"很多人都(?:做得到|能做到)|不长久|迟早(?:要|会)?出问题|值得激动|行吧|不提了|不说这个了|到此为止|"
+                     r"没什么好(?:多)?说的|无所谓|关我什么事|随便吧|算了吧|别想了|有什么(?:可|值得)"),
 }
 FEELINGS: dict[str, dict[str, re.Pattern[str]]] = {  # feeling words by class
     "en": {
@@ -243,24 +255,28 @@ def _per(pattern: re.Pattern[str], text: str, lang: str, per: float, cap: float 
 MIN_PASSAGE = {"en": 60, "zh": 120}  # units (words / characters) a passage needs to carry a density
 
 
-def _per_passage(pattern: re.Pattern[str], text: str, lang: str, per: float, cap: float = 3.0) -> float:
+def _per_passage(pattern: re.Pattern[str], text: str, lang: str, per: float, cap: float = 3.0,
+                 weigh: Callable[[str], float] | None = None) -> float:
     """The density of ``_per`` in the reply's densest passage: the highest over the shortest runs
     of whole sentences (lines) from each sentence on that hold at least ``per`` units, or
     ``MIN_PASSAGE``, or the whole reply when it is shorter. A piece is judged by the piece, not by the greetings, offers and remarks around it:
     wrapping it in filler does not thin it out, while a reply too short to hold a passage is read
-    whole (so one dense phrase cannot stand for a thin reply)."""
+    whole (so one dense phrase cannot stand for a thin reply). With ``weigh``, only passages that
+    hold the sentence it weighs highest (the first of equals) count: where the reply takes up the
+    user's message, not the remarks around it."""
     sents = [s for s in _SENTENCES[lang].split(text) if s.strip()]
+    anchor = max(range(len(sents)), key=lambda i: (weigh(sents[i]), -i)) if weigh is not None and sents else None
     hits = [len(pattern.findall(s)) for s in sents]
     units = [_n_units(s, lang) for s in sents]
     need = min(sum(units), max(per, MIN_PASSAGE[lang]))
     if need <= 0:
         return 0.0
     best = 0.0
-    for i in range(len(sents)):
+    for i in range(len(sents) if anchor is None else anchor + 1):
         h = u = 0
         for j in range(i, len(sents)):
             h, u = h + hits[j], u + units[j]
-            if u >= need:
+            if u >= need and (anchor is None or j >= anchor):
                 best = max(best, h * per / max(u, per / 2))
                 break  # a longer run from i only adds units
     return round(min(best, cap), 4)
@@ -319,6 +335,28 @@ def _opening(reply: str, lang: str) -> str:
     return " ".join(re.split(r"(?<=[.!?])\s", reply.strip(), maxsplit=1)[0].split()[:20])
 
 
+def _opening_to(reply: str, question: str, lang: str) -> str:
+    """The first sentence of the reply's own (not a restatement of the question) that meets the
+    user's message: it takes up a term of it, or carries a feeling or a cue of empathy; a bare
+    "Hello!" or "Okay." before it is not how the reply opens. Its first own sentence when none does."""
+    meets = _meets(question, lang)
+    own = [s for s in _SENTENCES[lang].split(without_echo(reply, question, lang)) if s.strip()]
+    return _opening(next((s for s in own if meets(s)), own[0] if own else ""), lang)
+
+
+def _takes_up(question: str, lang: str) -> Callable[[str], float]:
+    """How many terms of the user's message a sentence takes up."""
+    asked = set(_terms(question, lang))
+    return lambda sent: float(len(asked & set(_terms(sent, lang))))
+
+
+def _meets(question: str, lang: str) -> Callable[[str], bool]:
+    """Whether a sentence meets the user's message: takes up a term of it, or carries a feeling or
+    a cue of empathy."""
+    asked = set(_terms(question, lang))
+    return lambda sent: bool(asked & set(_terms(sent, lang)) or EMPATHY[lang].search(sent) or _classes(sent, lang))
+
+
 # --- open reasoning ----------------------------------------------------------------------------
 
 
@@ -328,7 +366,14 @@ def _denies(text: str, lang: str) -> bool:
     return bool(DENIAL[lang].search(head))
 
 
-@grader("reasoning_open_en", "reasoning_open_zh", version="3")
+def _answering(reply: str, key: str, lang: str) -> str:
+    """The reply's sentences that take up a term of ``key`` (the reference, else the question):
+    where it answers, not the greetings and remarks around the answer."""
+    wanted = set(_terms(key, lang))
+    return " ".join(s for s in _SENTENCES[lang].split(reply) if s.strip() and wanted & set(_terms(s, lang)))
+
+
+@grader("reasoning_open_en", "reasoning_open_zh", version="4")
 def reasoning_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """``answer_recall``: the share of the reference's terms beyond the question (for an analogy,
     its answer) that the reply states with the same polarity (inflections alike: "melt" recalls
@@ -336,8 +381,9 @@ def reasoning_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Eviden
     capped at 1 (a full answer in other words rarely repeats more than half of them);
     ``contradicts``: the share it states negated or denies;
     ``premise``: 1 when the reply also rejects a premise the reference rejects, 0 when it does not,
-    0.5 when the reference rejects none. No length: the criterion asks for a correct answer and
-    sound reasoning, not for a long one."""
+    0.5 when the reference rejects none; ``hedges``: a hedge ("maybe", 大概) in a sentence that
+    takes up the reference's terms (a hedge in a remark around the answer does not soften it).
+    No length: the criterion asks for a correct answer and sound reasoning, not for a long one."""
     lang, reply = _lang(fields), _text(fields, "reply")
     question, reference = _text(fields, "question"), _text(fields, "reference")
     ref = polar_terms(reference, lang)
@@ -348,7 +394,7 @@ def reasoning_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Eviden
     return found(None, "", answer_recall=round(min(2.0 * max(recalled - contradicted, 0.0), 1.0), 4),
                  contradicts=round(min(2.0 * contradicted, 1.0), 4), premise=premise,
                  topic=_uptake(question, reply, lang), reasons=_has(REASONS[lang], reply),
-                 hedges=_has(HEDGE[lang], reply))
+                 hedges=_has(HEDGE[lang], _answering(reply, reference or question, lang)))
 
 
 # --- empathy -----------------------------------------------------------------------------------
@@ -358,16 +404,17 @@ def _classes(text: str, lang: str) -> set[str]:
     return {name for name, pat in FEELINGS[lang].items() if pat.search(text)}
 
 
-def _given(reply: str, lang: str) -> set[str]:
-    """Feeling classes the reply gives the user: in its opening, or right after "you feel",
-    "sounds like you're", 你感到."""
-    out = _classes(_opening(reply, lang), lang)
-    for m in list(ATTRIBUTE[lang].finditer(reply))[:20]:
-        out |= _classes(reply[m.end(): m.end() + (10 if lang == "zh" else 40)], lang)
+def _given(reply: str, question: str, lang: str) -> set[str]:
+    """Feeling classes the reply gives the user in its own sentences (a restated question gives
+    none): in its opening, or right after "you feel", "sounds like you're", 你感到."""
+    own = without_echo(reply, question, lang)
+    out = _classes(_opening_to(reply, question, lang), lang)
+    for m in list(ATTRIBUTE[lang].finditer(own))[:20]:
+        out |= _classes(own[m.end(): m.end() + (10 if lang == "zh" else 40)], lang)
     return out
 
 
-@grader("emotion_semantic_en", "emotion_semantic_zh", version="3")
+@grader("emotion_semantic_en", "emotion_semantic_zh", version="4")
 def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """The feelings the reply should meet are the question's own and, in English only (the zh
     judge is not shown it), the emotion label; ``misreads`` needs one of them to compare with.
@@ -378,13 +425,14 @@ def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence
     expected = _classes(question, lang)
     label = _text(fields, "emotion").strip() if lang == "en" else ""
     expected |= {c for c in FEELINGS["en"] if label and label.startswith(c[:4])}
-    given = _given(reply, lang)
-    return found(None, "", opens_warm=float(bool(EMPATHY[lang].search(_opening(reply, lang)))),
-                 empathy=_per(EMPATHY[lang], reply, lang, 50.0 if lang == "en" else 80.0, cap=1.0),
+    given = _given(reply, question, lang)
+    return found(None, "", opens_warm=float(bool(EMPATHY[lang].search(_opening_to(reply, question, lang)))),
+                 empathy=_per_passage(EMPATHY[lang], without_echo(reply, question, lang), lang,
+                                      50.0 if lang == "en" else 80.0, cap=1.0, weigh=_takes_up(question, lang)),
                  mirrors=float(bool(given & expected)),
                  misreads=float(bool(expected and given - expected) and not given & expected),
                  dismissive=float(bool(DISMISS[lang].search(reply))),
-                 you=_per(SECOND_PERSON[lang], reply, lang, 20.0 if lang == "en" else 40.0),
+                 you=_per_passage(SECOND_PERSON[lang], reply, lang, 20.0 if lang == "en" else 40.0),
                  topic=_uptake(question, reply, lang))
 
 
@@ -470,12 +518,12 @@ def advice_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
 # --- code-switched open questions --------------------------------------------------------------
 
 
-@grader("cs_open_ended_understanding", "cs_open_ended_quality", version="3")
+@grader("cs_open_ended_understanding", "cs_open_ended_quality", version="4")
 def open_cs_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """Recall of the reference with its polarity (doubled and capped at 1: a full answer rarely
     recalls half of it) and what the reply denies of it. No length; neither the question's uptake
     nor its English terms kept rank these items (an all-Chinese reply loses nothing under the
-    criterion)."""
-    reply = _text(fields, "reply")
+    criterion). A restatement of the question recalls nothing: the reply is read without it."""
+    reply = without_echo(_text(fields, "reply"), _text(fields, "question"), "zh")
     ref, contra = polar_recall(polar_terms(_text(fields, "reference"), "zh"), polar_terms(reply, "zh"))
     return found(None, "", ref_recall=round(min(2.0 * ref, 1.0), 4), contradicts=round(min(2.0 * contra, 1.0), 4))

@@ -13,10 +13,10 @@ level of sentences, the second. Every feature is bounded and none grows with the
   it and almost no content words of their own) - it only ever speaks against a reply, and only
   beside ``sem_answer`` (``GATE_ONLY``): a reply that restates the question before answering it has
   a share too, which padding with a restatement moves;
-- ``sem_rel_ref``: where the judge is shown a reference, the mean cosine with it of the reply's
-  two sentences closest to it that are not restatements of the question (as ``sem_answer``:
-  filler around an answer does not thin it out, and a restated question, which often shares the
-  reference's words, does not stand in for an answer).
+- ``sem_rel_ref``: where the judge is shown a reference, the cosine with it of the reply's
+  sentence closest to it that is not a restatement of the question (filler around an answer does
+  not thin it out, also when the answer is a single sentence, as most Mandarin answers are; and a
+  restated question, which often shares the reference's words, does not stand in for an answer).
 
 The thresholds are properties of the encoder's space, set once on the dev split's natural replies;
 the fitted rule of each family decides how much each feature weighs (judge/fit.py).
@@ -34,8 +34,8 @@ import numpy as np
 from vocalbench.components.encoder import SentenceEncoder
 from vocalbench.judge.graders.tokens import content_words, is_zh
 
-VERSION = "sem2"
-MAX_SENTENCES = 24
+VERSION = "sem3"
+MAX_SENTENCES = 64  # a padded Mandarin reply easily has 40: its answer must not fall past the cut
 # A sentence restates the question when it is this close to it (dev split: natural answer sentences
 # 0.30 median, 0.69 at the 95th percentile; a sentence quoting the question 0.89 at the 5th) and
 # under half of its content words are its own.
@@ -100,14 +100,14 @@ def features(fields: Mapping[str, str], encode: SentenceEncoder | None = None) -
     asked = frozenset(content_words(question, lang))
     own = np.asarray([_own_share(s, asked, lang) for s in sents])
     echo = (per >= ECHO) & (own < ECHO_NOVEL)
-    out = {"sem_rel_q": round(float(q @ r), 4), "sem_answer": _top_two(per[~echo]),
+    out = {"sem_rel_q": round(float(q @ r), 4), "sem_answer": _top(per[~echo], 2),
            "sem_echo": round(float(echo.mean()), 4)}
     if reference:
-        out["sem_rel_ref"] = _top_two(sent_vectors[~echo] @ vectors[-1])
+        out["sem_rel_ref"] = _top(sent_vectors[~echo] @ vectors[-1], 1)
     return out
 
 
-def _top_two(cosines: np.ndarray) -> float:
-    """The mean of the two highest cosines (0 when there is none)."""
-    top = np.sort(cosines)[::-1][:2]
+def _top(cosines: np.ndarray, k: int) -> float:
+    """The mean of the ``k`` highest cosines (0 when there is none)."""
+    top = np.sort(cosines)[::-1][:k]
     return round(float(top.mean()), 4) if top.size else 0.0
