@@ -335,26 +335,21 @@ def _opening(reply: str, lang: str) -> str:
     return " ".join(re.split(r"(?<=[.!?])\s", reply.strip(), maxsplit=1)[0].split()[:20])
 
 
-def _opening_to(reply: str, question: str, lang: str) -> str:
-    """The first sentence of the reply's own (not a restatement of the question) that meets the
-    user's message: it takes up a term of it, or carries a feeling or a cue of empathy; a bare
-    "Hello!" or "Okay." before it is not how the reply opens. Its first own sentence when none does."""
-    meets = _meets(question, lang)
-    own = [s for s in _SENTENCES[lang].split(without_echo(reply, question, lang)) if s.strip()]
-    return _opening(next((s for s in own if meets(s)), own[0] if own else ""), lang)
+def _opening_to(own: str, question: str, lang: str) -> str:
+    """The first sentence of the reply's own (``own``: the reply without its restatements of the
+    question, ``without_echo``) that meets the user's message: it takes up a term of it, or carries
+    a feeling or a cue of empathy; a bare "Hello!" or "Okay." before it is not how the reply opens.
+    Its first own sentence when none does."""
+    takes_up = _takes_up(question, lang)
+    sents = [s for s in _SENTENCES[lang].split(own) if s.strip()]
+    meets = (s for s in sents if takes_up(s) or EMPATHY[lang].search(s) or _classes(s, lang))
+    return _opening(next(meets, sents[0] if sents else ""), lang)
 
 
-def _takes_up(question: str, lang: str) -> Callable[[str], float]:
-    """How many terms of the user's message a sentence takes up."""
-    asked = set(_terms(question, lang))
-    return lambda sent: float(len(asked & set(_terms(sent, lang))))
-
-
-def _meets(question: str, lang: str) -> Callable[[str], bool]:
-    """Whether a sentence meets the user's message: takes up a term of it, or carries a feeling or
-    a cue of empathy."""
-    asked = set(_terms(question, lang))
-    return lambda sent: bool(asked & set(_terms(sent, lang)) or EMPATHY[lang].search(sent) or _classes(sent, lang))
+def _takes_up(key: str, lang: str) -> Callable[[str], float]:
+    """How many terms of ``key`` (the user's message, a reference) a sentence takes up."""
+    wanted = set(_terms(key, lang))
+    return lambda sent: float(len(wanted & set(_terms(sent, lang))))
 
 
 # --- open reasoning ----------------------------------------------------------------------------
@@ -369,8 +364,8 @@ def _denies(text: str, lang: str) -> bool:
 def _answering(reply: str, key: str, lang: str) -> str:
     """The reply's sentences that take up a term of ``key`` (the reference, else the question):
     where it answers, not the greetings and remarks around the answer."""
-    wanted = set(_terms(key, lang))
-    return " ".join(s for s in _SENTENCES[lang].split(reply) if s.strip() and wanted & set(_terms(s, lang)))
+    takes_up = _takes_up(key, lang)
+    return " ".join(s for s in _SENTENCES[lang].split(reply) if s.strip() and takes_up(s))
 
 
 @grader("reasoning_open_en", "reasoning_open_zh", version="4")
@@ -404,11 +399,10 @@ def _classes(text: str, lang: str) -> set[str]:
     return {name for name, pat in FEELINGS[lang].items() if pat.search(text)}
 
 
-def _given(reply: str, question: str, lang: str) -> set[str]:
-    """Feeling classes the reply gives the user in its own sentences (a restated question gives
-    none): in its opening, or right after "you feel", "sounds like you're", 你感到."""
-    own = without_echo(reply, question, lang)
-    out = _classes(_opening_to(reply, question, lang), lang)
+def _given(own: str, opening: str, lang: str) -> set[str]:
+    """Feeling classes the reply gives the user in its own sentences (``own``: a restated question
+    gives none): in its opening, or right after "you feel", "sounds like you're", 你感到."""
+    out = _classes(opening, lang)
     for m in list(ATTRIBUTE[lang].finditer(own))[:20]:
         out |= _classes(own[m.end(): m.end() + (10 if lang == "zh" else 40)], lang)
     return out
@@ -425,10 +419,12 @@ def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence
     expected = _classes(question, lang)
     label = _text(fields, "emotion").strip() if lang == "en" else ""
     expected |= {c for c in FEELINGS["en"] if label and label.startswith(c[:4])}
-    given = _given(reply, question, lang)
-    return found(None, "", opens_warm=float(bool(EMPATHY[lang].search(_opening_to(reply, question, lang)))),
-                 empathy=_per_passage(EMPATHY[lang], without_echo(reply, question, lang), lang,
-                                      50.0 if lang == "en" else 80.0, cap=1.0, weigh=_takes_up(question, lang)),
+    own = without_echo(reply, question, lang)
+    opening = _opening_to(own, question, lang)
+    given = _given(own, opening, lang)
+    return found(None, "", opens_warm=float(bool(EMPATHY[lang].search(opening))),
+                 empathy=_per_passage(EMPATHY[lang], own, lang, 50.0 if lang == "en" else 80.0, cap=1.0,
+                                      weigh=_takes_up(question, lang)),
                  mirrors=float(bool(given & expected)),
                  misreads=float(bool(expected and given - expected) and not given & expected),
                  dismissive=float(bool(DISMISS[lang].search(reply))),
