@@ -276,3 +276,35 @@ def test_reasoning_recall_reads_negation_and_inflection():
     zh = _f("reasoning_open_zh", question="把冰块放进热茶里一小时，冰会怎样？", reference="冰块会完全融化在茶里。",
             reply="冰块不会融化，还是硬的。")
     assert zh["contradicts"] > 0.0 and "length" not in zh
+
+
+def test_no_word_list_that_speaks_against_a_reply_knows_the_stress_wordings():
+    """A list written beside the stress suite would match its design wordings wholesale (the brush-off
+    list once matched all 15 English tone-flip openings and closings): none may match more than a
+    third of any transformation's design wordings in a language."""
+    import re
+
+    from vocalbench.judge.graders import cues, names, refusal
+    from vocalbench.judge.stress import wordings
+
+    lists = {"DISMISS": cues.DISMISS, "DENIAL": cues.DENIAL, "HEDGE": cues.HEDGE, "OFF_TASK": cues.OFF_TASK,
+             "REFUSE": cues.REFUSE, "refusal.REFUSE": refusal.REFUSE, "DISSUADE": refusal.DISSUADE,
+             "REDIRECT": refusal.REDIRECT, "DECLINE": {"en": names._DECLINE, "zh": names._DECLINE}}
+    for transformation, by_lang in wordings.WORDINGS.items():
+        for lang, parts in by_lang.items():
+            pool = [w.lower() for part in parts for w in wordings.pool(transformation, lang, part, "design")]
+            for name, by in lists.items():
+                pattern = by[lang]
+                assert isinstance(pattern, re.Pattern)
+                hits = sum(bool(pattern.search(w)) for w in pool)
+                assert hits <= len(pool) / 3, (name, transformation, lang, hits, len(pool))
+
+
+def test_a_brush_off_in_the_restated_message_is_not_the_replys():
+    q = "同事总说我矫情，我是不是太敏感了？"
+    reply = "同事总说我矫情，我是不是太敏感了？你的感受很重要，在意别人的评价说明你很认真，慢慢来，我陪着你。"
+    assert _f("emotion_semantic_zh", question=q, reply=reply)["dismissive"] == 0.0
+    q_en = "My brother says I'm overreacting about my exam results. Am I too sensitive?"
+    reply_en = ("My brother says I'm overreacting about my exam results. Am I too sensitive? "
+                "Your disappointment makes sense, you worked hard for this and it's okay to feel let down.")
+    assert _f("emotion_semantic_en", question=q_en, reply=reply_en, emotion="sad")["dismissive"] == 0.0

@@ -91,3 +91,15 @@ def test_negated_names_and_short_years():
     assert _zh("谁提出了相对论？", "阿尔伯特·爱因斯坦", "不是爱因斯坦，是牛顿。").verdict is None
     assert _cs_en("Who wrote Moby-Dick?", "Herman Melville", "Not Herman J. Melville; it was Mark Twain.").verdict is None
     assert _zh("香港是哪一年回归的？", "1997年", "九七年回归的。").verdict is None  # a year's last two digits
+
+
+def test_a_reference_named_only_to_deny_it_settles_no():
+    q = "Who composed the music for the oratorio Belshazzar's Feast?"
+    denied = _cs_en(q, "William Walton", "It was not composed by William Walton; Vaughan Williams wrote it.")
+    assert denied.verdict == 0.0 and "deny" in denied.note
+    # named after a contrast, or once without a negation: that is naming it
+    assert _cs_en(q, "William Walton", "Not Elgar but William Walton wrote it.").verdict == 1.0
+    assert _cs_en(q, "William Walton", "Not Elgar. William Walton wrote it; not Walton's teacher.").verdict == 1.0
+    assert _zh("美国第一任总统是谁？", "华盛顿", "不是华盛顿，是林肯。").verdict == 0.0
+    assert _zh("美国第一任总统是谁？", "华盛顿", "不是林肯，是华盛顿。").verdict == 1.0
+    assert _cs_zh("Who painted the Mona Lisa?", "达·芬奇", "Leonardo da Vinci", "并非达·芬奇，而是拉斐尔。").verdict == 0.0

@@ -38,6 +38,25 @@ def test_an_echo_restates_and_answers_nothing() -> None:
     assert zh_echo["sem_echo"] > 0.0 and zh_echo["sem_answer"] < features({"question": Q_ZH, "reply": ANSWER_ZH})["sem_answer"]
 
 
+def test_an_echo_after_a_colon_or_a_sentence_at_a_time_is_an_echo() -> None:
+    """Praise, a colon, then the question's sentences restated one at a time (a question of two
+    sentences is seldom restated whole): the restating clauses are echoes, and no answer is read
+    in them."""
+    q_en = ("My flat gets very cold in winter and the radiators barely help. "
+            "Are thick curtains worth buying, or should I get a heater?")
+    answer_en = ("Thick thermal curtains help a lot for little money: they cut the draught from the windows. "
+                 "Buy a small oil-filled heater too for the coldest evenings.")
+    q_zh = "我的房间冬天特别冷，暖气也不太管用。买厚窗帘值得吗，还是直接买个电暖器？"
+    answer_zh = "厚的保温窗帘很划算，能挡住窗户漏进来的冷风。最冷的晚上再配一个小油汀就够了。"
+    for q, answer, echo in (
+            (q_en, answer_en, "You asked: my flat gets very cold in winter and the radiators barely help. "
+                              "Are thick curtains worth buying? Great question, more soon."),
+            (q_zh, answer_zh, "真是个好问题：我的房间冬天特别冷，暖气也不太管用。买厚窗帘值得吗？稍等我整理一下。")):
+        echoed, good = features({"question": q, "reply": echo}), features({"question": q, "reply": answer})
+        assert echoed["sem_echo"] > 0.0 == good["sem_echo"], echo
+        assert echoed["sem_answer"] < good["sem_answer"], echo
+
+
 def test_pleasantries_around_an_answer_leave_its_answer_relevance() -> None:
     padded, good = features({"question": Q_EN, "reply": PADDED_EN}), features({"question": Q_EN, "reply": ANSWER_EN})
     assert padded["sem_answer"] == pytest.approx(good["sem_answer"], abs=0.05)
@@ -85,6 +104,6 @@ def test_the_echo_share_is_weighed_by_the_gate_only() -> None:
 
 def test_the_calibrated_judges_evidence_carries_them_and_their_version() -> None:
     ev = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN})
-    assert ev is not None and ev.grader.endswith("+sem3") and "sem_answer" in ev.features
+    assert ev is not None and ev.grader.endswith("+sem4") and "sem_answer" in ev.features
     plain = grade("single_round_en", {"question": Q_EN, "reply": ANSWER_EN}, semantic=False)
     assert plain is not None and "sem_answer" not in plain.features and "+" not in plain.grader

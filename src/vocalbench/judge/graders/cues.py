@@ -79,20 +79,17 @@ DISMISS = {
                      r"being)|that's (?:just )?how (?:it|things|events|life) (?:is|are|work)|it's not that "
                      r"(?:bad|serious)|nothing to (?:be|feel) (?:upset|sad|angry)|you should(?:n't| not) feel|"
                      r"actually the opposite|plans change|life isn't fair|"
-                     # brushing the feeling or the news off: it is small, common, or boring
-                     r"come on|hardly worth|not worth (?:it|worrying|the fuss|getting)|(?:a|such a|making a) fuss|"
-                     r"over nothing|nobody (?:else )?(?:cares|is worried|minds)|who cares|so what|whatever|meh|"
-                     r"(?:far|much|way) worse|have it worse|big deal|lots of people (?:manage|do) that|anyone can|"
-                     r"(?:get|getting) your hopes up|carried away|won't (?:change|matter|last)|go wrong sooner|"
-                     r"drop it|enough about|bored|not (?:that|very|all that) interesting|next topic|let's move on|"
-                     r"don't be (?:so )?(?:dramatic|sensitive)|overreact\w*|stop whining|toughen up|suck it up|"
-                     r"first world problem|it is what it is|what's bugging you)\b"),
+                     # the stock phrases of emotional invalidation, as lists of them give them
+                     r"so what|who cares|whatever|don't be (?:so )?(?:dramatic|sensitive)|(?:you're|you are) "
+                     r"(?:too sensitive|being dramatic)|overreact\w*|stop (?:whining|crying)|toughen up|suck it up|"
+                     r"man up|first world problem|it is what it is|(?:it )?could be (?:a lot |much )?worse|"
+                     r"(?:others|other people|some people) have it (?:much |far )?worse|all in your head|"
+                     r"look on the bright side|everything happens for a reason|don't get too excited)\b"),
     "zh": re.compile(r"想太多|想多了|想这么多|想那么多|没什么大不了|有什么好|至于吗|别矫情|习惯就好|忍忍就|就这样吧|"
                      r"就这么简单|不值得生气|别抱怨|看开点就|没必要(?:难过|生气|伤心|想)|也不重要|不是你能控制|"
-                     # 把感受或好消息一笔带过：小事、常事、无趣
-                     r"这算什么|比你惨|多了去了|小题大做|大惊小怪|矫情|当回事|有啥|谁都(?:能|做得到)|"
-                     r"很多人都(?:做得到|能做到)|不长久|迟早(?:要|会)?出问题|值得激动|行吧|不提了|不说这个了|到此为止|"
-                     r"没什么好(?:多)?说的|无所谓|关我什么事|随便吧|算了吧|别想了|有什么(?:可|值得)"),
+                     # 常见的否定感受的套话
+                     r"多大点事|多大的事|这点小事|小题大做|大惊小怪|玻璃心|太敏感|矫情|比你惨|那又怎样|那又怎么样|"
+                     r"谁在乎|无所谓|关我什么事|别哭了|坚强点|有什么大不了"),
 }
 FEELINGS: dict[str, dict[str, re.Pattern[str]]] = {  # feeling words by class
     "en": {
@@ -408,7 +405,7 @@ def _given(own: str, opening: str, lang: str) -> set[str]:
     return out
 
 
-@grader("emotion_semantic_en", "emotion_semantic_zh", version="4")
+@grader("emotion_semantic_en", "emotion_semantic_zh", version="6")
 def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """The feelings the reply should meet are the question's own and, in English only (the zh
     judge is not shown it), the emotion label; ``misreads`` needs one of them to compare with.
@@ -427,7 +424,7 @@ def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence
                                       weigh=_takes_up(question, lang)),
                  mirrors=float(bool(given & expected)),
                  misreads=float(bool(expected and given - expected) and not given & expected),
-                 dismissive=float(bool(DISMISS[lang].search(reply))),
+                 dismissive=float(bool(DISMISS[lang].search(own))),
                  you=_per_passage(SECOND_PERSON[lang], reply, lang, 20.0 if lang == "en" else 40.0),
                  topic=_uptake(question, reply, lang))
 

@@ -11,8 +11,9 @@ missed it. Some misses are the same answer written differently, and settle yes:
   who): its given name alone does not count ("克莱格" for "克莱格·文特尔"), nor a surname that is
   part of another ``·`` name or already in the question.
 
-One miss settles no: a reference that is just a number (a year, "10年") when the reply gives other
-numbers and never that one. Nothing else settles no: an answer that differs from the reference may
+Two settle no: a reference that is just a number (a year, "10年") when the reply gives other
+numbers and never that one; and a reference the reply names only to deny it ("not at Goose Green",
+"不是华盛顿"). Nothing else settles no: an answer that differs from the reference may
 still be an alias of it ("刘基" for "刘伯温", "Plato" for "柏拉图"), which only the model can tell.
 The features say how close the reply comes: the share of the reference's Han characters (or, for
 an English reference, of its words, spelling variants too) it contains in order, of its words in
@@ -28,7 +29,7 @@ from functools import cache
 
 from vocalbench.judge.graders.answers import words
 from vocalbench.judge.graders.registry import found, grader
-from vocalbench.judge.graders.tokens import STOPWORDS_EN, is_zh, numbers, zh_chars
+from vocalbench.judge.graders.tokens import NEGATORS_EN, STOPWORDS_EN, is_zh, numbers, zh_chars
 from vocalbench.judge.rubrics.record import Evidence
 from vocalbench.text import normalize_en
 
@@ -221,6 +222,33 @@ def surname_alone(reference: str, reply: str, question: str) -> bool:
     return False
 
 
+_CONTRAST = frozenset({"but", "rather", "instead", "actually"})
+_CLAUSE = re.compile(r"[.;:!?,，。；：！？]")
+
+
+def _negated_before(window: Sequence[str]) -> bool:
+    """A negator among the words just before a name, with no "but" / "rather" after it ("not Lyon
+    but Paris" names Paris)."""
+    last = max((i for i, w in enumerate(window) if w in NEGATORS_EN), default=-1)
+    return last >= 0 and not _CONTRAST & set(window[last + 1:])
+
+
+def negated_only(reference: str, reply: str) -> bool:
+    """The reply names the reference only just after a negation: "not at Goose Green", "was not
+    composed by William Walton", "不是华盛顿" (a negator up to three words before it in its clause,
+    or "不是 / 并非 / 不" just before it). Naming it once without one, or after a contrast ("not Lyon
+    but Paris"), is naming it."""
+    ref = _en(reference)
+    if ref and not is_zh(reference):
+        windows = [toks[max(0, i - 3):i] for clause in _CLAUSE.split(reply) if (toks := _en(clause))
+                   for i in range(len(toks) - len(ref) + 1) if toks[i:i + len(ref)] == ref]
+        return bool(windows) and all(_negated_before(w) for w in windows)
+    name = _t2s().convert(_NAME_DOT.sub("", reference)).strip().lower()
+    text = _t2s().convert(_NAME_DOT.sub("", reply)).lower()
+    at = [m.start() for m in re.finditer(re.escape(name), text)] if name else []
+    return bool(at) and all(_NEGATED.search(text[max(0, i - 4):i]) for i in at)
+
+
 def features(refs: Sequence[str], reply: str, question: str) -> dict[str, float]:
     """char_recall (and word_recall for an English reference): the closest reference's; declines: 1
     when it will not say. Nothing that reads the reply without the reference: saying something new
@@ -242,7 +270,10 @@ def match(references: Sequence[str], reply: str, question: str = "") -> Evidence
     if any(reference_number(ref) for ref in refs):
         feats["number_match"] = max(numeric) if numeric else 0.5
     rep = normalised(reply)
-    if any(normalised(ref) and normalised(ref) in rep and not reference_number(ref) for ref in refs):
+    named = [ref for ref in refs if normalised(ref) and normalised(ref) in rep and not reference_number(ref)]
+    if named and all(negated_only(ref, reply) for ref in named):
+        return found(0.0, "the reference named only to deny it", **feats)
+    if named:
         return found(1.0, "the normalised reference in the reply", **feats)
     if numeric:
         return found(max(numeric), f"reference number {'stated' if max(numeric) else 'missing, others given'}",
@@ -254,12 +285,12 @@ def match(references: Sequence[str], reply: str, question: str = "") -> Evidence
     return found(None, f"char recall {feats['char_recall']:.2f}", **feats)
 
 
-@grader("knowledge_zh", "cs_knowledge_en", version="3")
+@grader("knowledge_zh", "cs_knowledge_en", version="4")
 def reference_match(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     return match([fields.get("reference", "")], fields.get("reply", ""), fields.get("question", ""))
 
 
-@grader("cs_knowledge_zh", version="3")
+@grader("cs_knowledge_zh", version="4")
 def bilingual_match(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     return match([fields.get("answer_zh", ""), fields.get("answer_en", "")], fields.get("reply", ""),
                  fields.get("question", ""))

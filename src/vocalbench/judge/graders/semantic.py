@@ -9,8 +9,8 @@ level of sentences, the second. Every feature is bounded and none grows with the
 - ``sem_answer``: the mean cosine with the question of the reply's two most relevant sentences
   that are not restatements of it (padding with pleasantries does not lower it: the best
   sentences stay; an echo has no such sentence and a drifting reply keeps at most one);
-- ``sem_echo``: the share of the reply's sentences that restate the question (a high cosine with
-  it and almost no content words of their own) - it only ever speaks against a reply, and only
+- ``sem_echo``: the share of the reply's sentences (and clauses after a colon) that restate the
+  question (a high cosine with it, or with one of its sentences, and few content words of their own) - it only ever speaks against a reply, and only
   beside ``sem_answer`` (``GATE_ONLY``): a reply that restates the question before answering it has
   a share too, which padding with a restatement moves;
 - ``sem_rel_ref``: where the judge is shown a reference, the cosine with it of the reply's
@@ -34,8 +34,8 @@ import numpy as np
 from vocalbench.components.encoder import SentenceEncoder
 from vocalbench.judge.graders.tokens import content_words, is_zh
 
-VERSION = "sem3"
-MAX_SENTENCES = 64  # a padded Mandarin reply easily has 40: its answer must not fall past the cut
+VERSION = "sem4"
+MAX_SENTENCES = 128  # a padded Mandarin reply easily has 40 sentences, 80 clauses: its answer must not fall past the cut
 # A sentence restates the question when it is this close to it (dev split: natural answer sentences
 # 0.30 median, 0.69 at the 95th percentile; a sentence quoting the question 0.89 at the 5th) and
 # under half of its content words are its own.
@@ -44,7 +44,8 @@ ECHO_NOVEL = 0.5
 FEATURES = ("sem_rel_q", "sem_answer", "sem_echo", "sem_rel_ref")
 AGAINST = ("sem_echo",)  # features that only ever speak against a reply
 GATE_ONLY = ("sem_echo",)  # features only the gate (does the reply answer at all?) may weigh
-_SENT = {"en": re.compile(r"(?<=[.!?;])\s+|\n+"), "zh": re.compile(r"(?<=[。！？!?；;])|\n+")}
+# sentences, and clauses opened by a colon: "Great question: <the question>" is praise, then an echo
+_SENT = {"en": re.compile(r"(?<=[.!?;:])\s+|\n+"), "zh": re.compile(r"(?<=[。！？!?；;：])|\n+")}
 
 
 ENCODER_ENV = "VOCALBENCH_JUDGE_ENCODER"  # another registered encoder (e5-small) for fits made with it
@@ -93,13 +94,19 @@ def features(fields: Mapping[str, str], encode: SentenceEncoder | None = None) -
     lang = "zh" if is_zh(question + reply) else "en"
     sents = sentences(reply, lang) or [reply]
     enc = encode if encode is not None else encoder()
-    texts = [question, reply, *sents, *([reference] if reference else [])]
+    asked_sents = sentences(question, lang)
+    asked_sents = asked_sents if len(asked_sents) > 1 else []
+    texts = [question, reply, *sents, *asked_sents, *([reference] if reference else [])]
     vectors = np.asarray(enc.encode(texts))
     q, r, sent_vectors = vectors[0], vectors[1], vectors[2:2 + len(sents)]
     per = sent_vectors @ q
+    # a restatement: close to the question or to one of its sentences (a question of three
+    # sentences is often restated one at a time), with few content words of its own
+    near = np.maximum(per, (sent_vectors @ vectors[2 + len(sents):2 + len(sents) + len(asked_sents)].T).max(
+        axis=1)) if asked_sents else per
     asked = frozenset(content_words(question, lang))
     own = np.asarray([_own_share(s, asked, lang) for s in sents])
-    echo = (per >= ECHO) & (own < ECHO_NOVEL)
+    echo = (near >= ECHO) & (own < ECHO_NOVEL)
     out = {"sem_rel_q": round(float(q @ r), 4), "sem_answer": _top(per[~echo], 2),
            "sem_echo": round(float(echo.mean()), 4)}
     if reference:
