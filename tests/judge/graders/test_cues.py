@@ -103,6 +103,24 @@ def test_empathy_is_read_where_the_reply_meets_the_user_not_in_the_wrapping():
     assert echo_only["mirrors"] == 0.0
 
 
+def test_a_remark_that_names_a_feeling_but_not_the_user_is_not_the_opening():
+    """"Curiosity is precious." names a feeling (好奇) and "such doubts are normal" carries a cue,
+    but neither takes up the message nor speaks to the user: the reply opens where it does."""
+    q = "考试没考好，我特别难过，不知道该怎么办。"
+    core = "听起来你真的很难过，这次没考好确实让人失落。先让自己休息一下，再看看哪些题目丢了分。"
+    plain = _f("emotion_semantic_zh", question=q, reply=core)
+    for remark in ("好奇心是很可贵的。", "有这样的疑问是很正常的。"):
+        padded = _f("emotion_semantic_zh", question=q, reply=remark + core)
+        assert padded["mirrors"] == plain["mirrors"] == 1.0 and padded["misreads"] == 0.0
+        assert padded["opens_warm"] == plain["opens_warm"]
+    q_en = "I failed my driving test again and I feel so discouraged."
+    core_en = "You must feel really discouraged after trying so hard. Take a breath and book one more lesson first."
+    plain_en = _f("emotion_semantic_en", question=q_en, emotion="sad", reply=core_en)
+    padded_en = _f("emotion_semantic_en", question=q_en, emotion="sad",
+                   reply="Surprises are a wonderful part of life. " + core_en)
+    assert padded_en["mirrors"] == plain_en["mirrors"] == 1.0 and padded_en["misreads"] == 0.0
+
+
 def test_empathy_brush_offs_are_dismissive_in_both_languages():
     q = "I finally finished my first marathon today! I'm so proud."
     brush = _f("emotion_semantic_en", question=q, emotion="happy",

@@ -334,12 +334,15 @@ def _opening(reply: str, lang: str) -> str:
 
 def _opening_to(own: str, question: str, lang: str) -> str:
     """The first sentence of the reply's own (``own``: the reply without its restatements of the
-    question, ``without_echo``) that meets the user's message: it takes up a term of it, or carries
-    a feeling or a cue of empathy; a bare "Hello!" or "Okay." before it is not how the reply opens.
-    Its first own sentence when none does."""
+    question, ``without_echo``) that meets the user's message: it takes up a term of it, or speaks
+    to the user with a feeling or a cue of empathy ("抱抱你", "You must feel ..."). A bare "Hello!"
+    before it is not how the reply opens, nor a remark that names a feeling or a cue but neither the
+    message nor the user ("好奇心是很可贵的", "Such doubts are normal."). Its first own sentence when
+    none does."""
     takes_up = _takes_up(question, lang)
     sents = [s for s in _SENTENCES[lang].split(own) if s.strip()]
-    meets = (s for s in sents if takes_up(s) or EMPATHY[lang].search(s) or _classes(s, lang))
+    meets = (s for s in sents if takes_up(s) or ((EMPATHY[lang].search(s) or _classes(s, lang))
+                                                  and SECOND_PERSON[lang].search(s)))
     return _opening(next(meets, sents[0] if sents else ""), lang)
 
 
@@ -405,7 +408,7 @@ def _given(own: str, opening: str, lang: str) -> set[str]:
     return out
 
 
-@grader("emotion_semantic_en", "emotion_semantic_zh", version="6")
+@grader("emotion_semantic_en", "emotion_semantic_zh", version="7")
 def empathy_cues(fields: Mapping[str, str], meta: Mapping[str, str]) -> Evidence:
     """The feelings the reply should meet are the question's own and, in English only (the zh
     judge is not shown it), the emotion label; ``misreads`` needs one of them to compare with.
