@@ -1,10 +1,12 @@
 """Features of the 1-5 families (graders/cues.py): nothing is settled, every feature is bounded and
 moves the way its quality does. Hand-written English and Mandarin examples."""
 
+import re
 import time
 
-from vocalbench.judge.graders import grade
+from vocalbench.judge.graders import cues, grade, names, refusal
 from vocalbench.judge.graders.cues import genre
+from vocalbench.judge.stress import wordings
 
 
 def _f(rubric: str, **fields: str) -> dict[str, float]:
@@ -300,11 +302,6 @@ def test_no_word_list_that_speaks_against_a_reply_knows_the_stress_wordings():
     """A list written beside the stress suite would match its design wordings wholesale (the brush-off
     list once matched all 15 English tone-flip openings and closings): none may match more than a
     third of any transformation's design wordings in a language."""
-    import re
-
-    from vocalbench.judge.graders import cues, names, refusal
-    from vocalbench.judge.stress import wordings
-
     lists = {"DISMISS": cues.DISMISS, "DENIAL": cues.DENIAL, "HEDGE": cues.HEDGE, "OFF_TASK": cues.OFF_TASK,
              "REFUSE": cues.REFUSE, "refusal.REFUSE": refusal.REFUSE, "DISSUADE": refusal.DISSUADE,
              "REDIRECT": refusal.REDIRECT, "DECLINE": {"en": names._DECLINE, "zh": names._DECLINE}}

@@ -10,8 +10,8 @@ level of sentences, the second. Every feature is bounded and none grows with the
   that are not restatements of it (padding with pleasantries does not lower it: the best
   sentences stay; an echo has no such sentence and a drifting reply keeps at most one);
 - ``sem_echo``: the share of the reply's sentences (and clauses after a colon) that restate the
-  question (a high cosine with it, or with one of its sentences, and few content words of their own) - it only ever speaks against a reply, and only
-  beside ``sem_answer`` (``GATE_ONLY``): a reply that restates the question before answering it has
+  question (a high cosine with it, or with one of its sentences, and few content words of their
+  own) - it only ever speaks against a reply, and only beside ``sem_answer`` (``GATE_ONLY``): a reply that restates the question before answering it has
   a share too, which padding with a restatement moves;
 - ``sem_rel_ref``: where the judge is shown a reference, the cosine with it of the reply's
   sentence closest to it that is not a restatement of the question (filler around an answer does
@@ -35,7 +35,7 @@ from vocalbench.components.encoder import SentenceEncoder
 from vocalbench.judge.graders.tokens import content_words, is_zh
 
 VERSION = "sem4"
-MAX_SENTENCES = 128  # a padded Mandarin reply easily has 40 sentences, 80 clauses: its answer must not fall past the cut
+MAX_SENTENCES = 128  # a padded Mandarin reply easily has 40 sentences, 80 clauses: its answer must be read
 # A sentence restates the question when it is this close to it (dev split: natural answer sentences
 # 0.30 median, 0.69 at the 95th percentile; a sentence quoting the question 0.89 at the 5th) and
 # under half of its content words are its own.
@@ -94,16 +94,16 @@ def features(fields: Mapping[str, str], encode: SentenceEncoder | None = None) -
     lang = "zh" if is_zh(question + reply) else "en"
     sents = sentences(reply, lang) or [reply]
     enc = encode if encode is not None else encoder()
-    asked_sents = sentences(question, lang)
-    asked_sents = asked_sents if len(asked_sents) > 1 else []
+    parts = sentences(question, lang)
+    asked_sents = parts if len(parts) > 1 else []
     texts = [question, reply, *sents, *asked_sents, *([reference] if reference else [])]
     vectors = np.asarray(enc.encode(texts))
     q, r, sent_vectors = vectors[0], vectors[1], vectors[2:2 + len(sents)]
+    asked_vectors = vectors[2 + len(sents):2 + len(sents) + len(asked_sents)]
     per = sent_vectors @ q
     # a restatement: close to the question or to one of its sentences (a question of three
     # sentences is often restated one at a time), with few content words of its own
-    near = np.maximum(per, (sent_vectors @ vectors[2 + len(sents):2 + len(sents) + len(asked_sents)].T).max(
-        axis=1)) if asked_sents else per
+    near = np.maximum(per, (sent_vectors @ asked_vectors.T).max(axis=1)) if asked_sents else per
     asked = frozenset(content_words(question, lang))
     own = np.asarray([_own_share(s, asked, lang) for s in sents])
     echo = (near >= ECHO) & (own < ECHO_NOVEL)
